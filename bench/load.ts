@@ -1,0 +1,224 @@
+/**
+ * Gateway throughput and queue overhead, side by side in one run on this machine (prints figures;
+ * not a test). Every HTTP server under load runs in its own process; autocannon runs here.
+ *   (a) status reads     GET /web-scrapper/{id} of a completed request, through the gateway process
+ *   (b) cached scrapes   POST /web-scrapper/ {url, use_cache: true}, through the gateway process
+ *   (c) bare express 5   GET of the same status body (same size), kept in memory, res.json() per
+ *                        request, no middleware: the ceiling for a Node HTTP + JSON answer here
+ *       Same connections and duration for each: requests/s, p50/p99, gateway/bare (target >= 0.5x).
+ *   (d) queue round trip of the 20 s window, N sequential trips, the two sides interleaved so both
+ *       see the same machine load: through the gateway (HTTP POST → 200) vs raw BullMQ (`queue.add`
+ *       + `job.waitUntilFinished(queueEvents)`), both with a trivial processor in this process on
+ *       the same Redis. Median and p99, ratio gateway/raw (target <= 2x). What each side includes
+ *       is printed with the figures. Also, for information: the same trip with the real
+ *       scraper-worker process and a tiny local page (fetch + extraction in a thread).
+ * The gateway runs with NODE_ENV=production, LOG_LEVEL=warn, private networks allowed (the targets
+ * are local) and a rate limit high enough never to answer 429. Its own Redis key prefix, deleted at
+ * the end (BENCH_REDIS_URL, default redis://127.0.0.1:6379/11).
+ * Run: node --import tsx bench/load.ts
+ *   env: BENCH_CONNECTIONS (10), BENCH_DURATION_S (10), BENCH_ROUNDTRIPS (200), BENCH_REDIS_URL
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
+import type expressType from 'express';
+import { Redis } from 'ioredis';
+import { createLogger, redisConnectionOptions } from '@gleaner/platform';
+import { QueueProducer, scrapeQueue, webhookQueue } from '@gleaner/queues';
+import { createStores } from '@gleaner/store';
+import { runRecordedJob, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
+import { startGatewayProcess } from '../tests/support/gateway-process.js';
+import { html, startPageServer } from '../tests/support/page-server.js';
+import { REPO_ROOT, startProcess, startService, type ServiceProcess } from '../tests/support/processes.js';
+import { deleteKeysWithPrefix } from '../tests/support/redis.js';
+import { WEB_CORPUS } from '../tests/support/web-corpus.js';
+
+const SECRET = 'bench-secret-0123456789abcdef';
+
+const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
+const ms = (v: number) => `${v.toFixed(1)} ms`.padStart(10);
+const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
+
+interface LoadFigures {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(name: string, opts: autocannon.Options, durationS: number, connections: number): Promise<LoadFigures> {
+  await autocannon({ ...opts, connections, duration: 2 }); // warm-up: JIT, connection pools, Redis scripts
+  const r = await autocannon({ ...opts, connections, duration: durationS });
+  return { name, rps: r['2xx'] / r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+async function main(): Promise<void> {
+  const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/11';
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+  const durationS = Number(process.env.BENCH_DURATION_S ?? 10);
+  const roundTrips = Number(process.env.BENCH_ROUNDTRIPS ?? 200);
+  const prefix = `bench-load-${randomBytes(4).toString('hex')}`;
+  const env = {
+    REDIS_URL: redisUrl,
+    GLEANER_REDIS_PREFIX: prefix,
+    NODE_ENV: 'production',
+    GLEANER_SECRET: SECRET,
+    GLEANER_ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    DEFAULT_RATE_LIMIT_PER_MINUTE: '1000000',
+  };
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'gleaner-bench-'));
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
+  const processes: ServiceProcess[] = [];
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const loadBefore = os.loadavg()[0];
+  try {
+    const stores = createStores(redis, prefix, SECRET);
+    const account = await stores.accounts.createAccount('bench');
+    await stores.accounts.setRateLimit(account.id, 1_000_000); // the store's maximum: never reached here
+    const { apiKey } = await stores.accounts.createApiKey(account.id);
+
+    const article = readFileSync(path.join(WEB_CORPUS, 'ars-1/source.html'), 'utf8');
+    const pages = await startPageServer({
+      '/article': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(article),
+      '/tiny': html('<article><h1>Tiny</h1><p>A tiny page, so the round trip is mostly the queue.</p></article>', '<title>Tiny</title>'),
+    });
+    cleanups.push(() => pages.close());
+    const [gateway, scraper] = await Promise.all([startGatewayProcess(env), (async () => {
+      const p = startService('scraper-worker', env);
+      await p.waitFor(/ready/, 90_000);
+      return p;
+    })()]);
+    processes.push(gateway.process, scraper);
+    const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
+    const post = async (body: unknown) => {
+      const res = await fetch(`${gateway.url}/web-scrapper/`, { method: 'POST', headers, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+
+    // A real completed request (a 56 KB article through the real scraper-worker) and its cache entry.
+    const scraped = await post({ url: `${pages.url}/article` });
+    if (scraped.status !== 200) throw new Error(`setup scrape answered ${scraped.status}: ${JSON.stringify(scraped.body)}`);
+    const statusPath = `/web-scrapper/${scraped.body.request_id}`;
+    const statusText = await (await fetch(`${gateway.url}${statusPath}`, { headers })).text();
+    const cachedBody = JSON.stringify({ url: `${pages.url}/article`, use_cache: true });
+    const cached = await post(JSON.parse(cachedBody));
+    if (cached.status !== 200 || cached.body.cached !== true) throw new Error(`cached scrape answered ${cached.status}`);
+    const bodyFile = path.join(tmp, 'status.json');
+    writeFileSync(bodyFile, statusText);
+
+    // For information: the whole product path with a real worker and a tiny page.
+    const realTrips: number[] = [];
+    for (let i = 0; i < Math.min(60, roundTrips) + 5; i++) {
+      const started = performance.now();
+      const r = await post({ url: `${pages.url}/tiny` });
+      if (r.status !== 200) throw new Error(`tiny scrape answered ${r.status}`);
+      if (i >= 5) realTrips.push(performance.now() - started);
+    }
+    await scraper.kill('SIGTERM'); // from here the scrape queue is served by the trivial processor
+
+    const bare = startProcess(process.execPath, ['--import', 'tsx', 'bench/load.ts', '--serve-bare', bodyFile], { NODE_ENV: 'production' });
+    processes.push(bare);
+    const barePort = Number(/bare listening on (\d+)/.exec(await bare.waitFor(/bare listening on \d+/))![1]);
+
+    // (a) (b) (c)
+    const figures: LoadFigures[] = [];
+    figures.push(await load('(c) bare express 5, same JSON from memory', { url: `http://127.0.0.1:${barePort}/json` }, durationS, connections));
+    figures.push(await load('(a) gateway status read', { url: `${gateway.url}${statusPath}`, headers: { 'x-api-key': apiKey } }, durationS, connections));
+    figures.push(await load('(b) gateway cached scrape', { url: `${gateway.url}/web-scrapper/`, method: 'POST', headers, body: cachedBody }, durationS, connections));
+
+    // (d) the trivial processor behind the gateway runs the product's record lifecycle
+    // (runRecordedJob: record → processing, record → completed, webhook lookup), as real workers do.
+    const logger = createLogger('bench', 'error');
+    const connection = { redisUrl, prefix };
+    const webhooks = new QueueProducer(webhookQueue, connection);
+    const ctx: RecordedJobContext = { records: stores.records, subscriptions: stores.subscriptions, webhooks, logger, includeTraces: false, unexpectedError: (e) => ({ code: 'E008', message: e.message }) };
+    const registry = new WorkerRegistry(connection, logger);
+    registry.register(scrapeQueue, (p, job) => runRecordedJob('scrape', job, p.requestId, ctx, async () => ({ result: { text: 'ok', meta: { title: '', description: '' }, links: [], images: [] } })), { concurrency: 1 });
+    const rawName = 'bench-raw';
+    // Connection settings as our producers and workers use them (fail-fast producer, blocking worker).
+    const rawConnection = (role: 'producer' | 'worker') => redisConnectionOptions(redisUrl, role) as ConnectionOptions;
+    const rawQueue = new Queue(rawName, { connection: rawConnection('producer'), prefix, defaultJobOptions: { removeOnComplete: { age: 3600, count: 10_000 } } });
+    const rawEvents = new QueueEvents(rawName, { connection: rawConnection('worker'), prefix });
+    const rawWorker = new Worker(rawName, async () => ({ ok: true }), { connection: rawConnection('worker'), prefix, concurrency: 1 });
+    cleanups.push(async () => {
+      await registry.close();
+      await rawWorker.close();
+      await rawEvents.close();
+      await rawQueue.close();
+      await webhooks.close();
+    });
+    await Promise.all([registry.waitUntilReady(), rawEvents.waitUntilReady(), rawWorker.waitUntilReady()]);
+    const viaGateway: number[] = [];
+    const viaBullmq: number[] = [];
+    for (let i = 0; i < roundTrips + 10; i++) {
+      let started = performance.now();
+      const r = await post({ url: 'http://127.0.0.1:9/trivial' });
+      const gatewayMs = performance.now() - started;
+      if (r.status !== 200) throw new Error(`trivial submit answered ${r.status}: ${JSON.stringify(r.body)}`);
+      started = performance.now();
+      const job = await rawQueue.add('trivial', { n: i });
+      await job.waitUntilFinished(rawEvents, 20_000);
+      const rawMs = performance.now() - started;
+      if (i >= 10) {
+        viaGateway.push(gatewayMs);
+        viaBullmq.push(rawMs);
+      }
+      await sleep(2);
+    }
+
+    const loadAfter = os.loadavg()[0];
+    const [bareFig] = figures;
+    console.log(`Gleaner gateway load bench — ${os.cpus().length} CPUs, load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}, node ${process.version}`);
+    console.log(`bodies: status ${statusText.length} B, cached scrape ${JSON.stringify(cached.body).length} B, bare ${statusText.length} B`);
+    console.log(`\nautocannon: ${connections} connections, ${durationS} s each (after a 2 s warm-up)`);
+    console.log(`${'target'.padEnd(44)} ${'req/s'.padStart(9)} ${'p50'.padStart(10)} ${'p99'.padStart(10)}  vs bare  non-2xx errors`);
+    for (const f of figures) {
+      const ratio = f === bareFig ? '      —' : `${(f.rps / bareFig.rps).toFixed(2)}x`.padStart(7);
+      console.log(`${f.name.padEnd(44)} ${f.rps.toFixed(0).padStart(9)} ${ms(f.p50)} ${ms(f.p99)}  ${ratio}  ${String(f.non2xx).padStart(7)} ${String(f.errors).padStart(6)}`);
+    }
+    console.log('target: gateway/bare >= 0.5x');
+
+    const gMed = quantile(viaGateway, 0.5);
+    const rMed = quantile(viaBullmq, 0.5);
+    console.log(`\nqueue round trip, ${roundTrips} sequential trips per side, interleaved (after 10 warm-up trips each)`);
+    console.log(`${'side'.padEnd(44)} ${'median'.padStart(10)} ${'p99'.padStart(10)}`);
+    console.log(`${'(d) gateway: POST submit → 200, trivial job'.padEnd(44)} ${ms(gMed)} ${ms(quantile(viaGateway, 0.99))}`);
+    console.log(`${'    raw BullMQ: add + waitUntilFinished'.padEnd(44)} ${ms(rMed)} ${ms(quantile(viaBullmq, 0.99))}`);
+    console.log(`overhead ratio gateway/raw: median ${(gMed / rMed).toFixed(2)}x, p99 ${(quantile(viaGateway, 0.99) / quantile(viaBullmq, 0.99)).toFixed(2)}x (target <= 2x)`);
+    console.log('  gateway side: HTTP request/answer (keep-alive), API-key auth, shared rate limit, URL check, request record');
+    console.log('    written, job added, usage counted, wait on queue events, record read; processor = runRecordedJob');
+    console.log('    (record → processing → completed, webhook-subscription lookup) around a no-op');
+    console.log('  raw side: queue.add, a worker running a no-op, job.waitUntilFinished(queueEvents); no HTTP, no record');
+    console.log('  both: same Redis, same process for the worker, concurrency 1, same job retention');
+    console.log(`\nfor information, real scraper-worker + tiny local page (fetch, extraction thread), ${realTrips.length} trips: median ${quantile(realTrips, 0.5).toFixed(1)} ms, p99 ${quantile(realTrips, 0.99).toFixed(1)} ms`);
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    await Promise.all(processes.map((p) => p.kill('SIGTERM')));
+    await deleteKeysWithPrefix(prefix, redisUrl);
+    redis.disconnect();
+    rmSync(tmp, { recursive: true, force: true });
+    await sleep(100);
+  }
+}
+
+if (process.argv[2] === '--serve-bare') {
+  // (c), in its own process like the gateway. express is the gateway's own dependency (5.x).
+  const express = createRequire(path.join(REPO_ROOT, 'services/gateway/package.json'))('express') as typeof expressType;
+  const body = JSON.parse(readFileSync(process.argv[3], 'utf8')) as unknown;
+  const app = express();
+  app.get('/json', (_req, res) => {
+    res.json(body);
+  });
+  const server = app.listen(0, '127.0.0.1', () => console.log(`bare listening on ${(server.address() as AddressInfo).port}`));
+} else {
+  await main();
+}

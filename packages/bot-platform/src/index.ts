@@ -1,0 +1,8 @@
+export * from './phone.js';
+export { BotPlatformError, type BotPlatformErrorKind } from './bot-platform-error.js';
+export type { BotSubscriber } from './bot-subscriber.js';
+export type { RetryPolicy } from './lookup-retry.js';
+export { createBotPlatformClient, MAX_FIELDS_PER_CALL, type BotPlatformClient, type BotPlatformClientOptions, type FieldBatchOutcome, type UserFieldValue } from './bot-platform-client.js';
+export type { BotWebhookError, BotWebhookInput, BotWebhookOutcome, BotWebhookResult, FieldUpdateDetail } from './bot-webhook-types.js';
+export { parseBotWebhookRequest, MAX_USER_FIELDS, type ParsedBotWebhookRequest } from './bot-webhook-request.js';
+export { runBotWebhook } from './bot-webhook.js';

@@ -1,0 +1,43 @@
+import type { ApiErrorBody } from './types.js';
+
+/** The API answered with an error status; `body` is the family's error body as sent. */
+export class GleanerApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorBody,
+    /** X-Request-ID of the answer. */
+    readonly requestId: string | null,
+  ) {
+    super(`Gleaner API answered ${status}: ${body.error}`);
+    this.name = 'GleanerApiError';
+  }
+
+  /** The family's code ("E003", "400-002"), when the error reads "CODE: message". */
+  get code(): string | null {
+    return /^([A-Z]?\d{3}(?:-\d{3})?|E429): /.exec(this.body.error)?.[1] ?? null;
+  }
+}
+
+/** A request was accepted and later ended FAILED (seen on its status endpoint while waiting). */
+export class GleanerJobFailedError extends Error {
+  constructor(
+    readonly requestId: string,
+    /** "CODE: message" as the status endpoint reported it. */
+    readonly error: string,
+    readonly details: string[] = [],
+  ) {
+    super(`request ${requestId} failed: ${error}${details.length ? ` (${details.join('; ')})` : ''}`);
+    this.name = 'GleanerJobFailedError';
+  }
+}
+
+/** Waiting gave up; the request goes on and can still be read with its request id. */
+export class GleanerTimeoutError extends Error {
+  constructor(
+    readonly requestId: string,
+    readonly waitedMs: number,
+  ) {
+    super(`request ${requestId} was not finished after ${Math.round(waitedMs / 1000)} s`);
+    this.name = 'GleanerTimeoutError';
+  }
+}

@@ -1,0 +1,192 @@
+/** Request and response shapes of the Gleaner API (README "API reference"; GET /openapi.json). */
+
+// ── Current scraper `/web-scrapper/` ──────────────────────────────────────────────────────────
+
+export interface ScrapeRequest {
+  url: string;
+  output_type?: 'plaintext' | 'markdown';
+  /** Return the cached result for this URL (15 days); every other field is then ignored. */
+  use_cache?: boolean;
+  /** Public HTTPS URL notified when the request ends. */
+  webhook?: string | null;
+  use_llm?: boolean;
+  prompt?: string;
+  /** A key registered with POST /account/llm-keys; the newest one when absent. */
+  llm_key_id?: string | null;
+  /** JSON Schema that llm_output must follow (LLM mode). */
+  schema?: Record<string, unknown>;
+}
+
+export interface PageMeta {
+  title: string;
+  description: string;
+  language?: string;
+  canonical_url?: string;
+  site_name?: string;
+  author?: string;
+  published_time?: string;
+  modified_time?: string;
+  keywords?: string[];
+  favicon?: string;
+  og_image?: string;
+  og?: Record<string, string>;
+  twitter?: Record<string, string>;
+  status_code?: number;
+  content_type?: string;
+  final_url?: string;
+  [field: string]: unknown;
+}
+
+export interface PageLink {
+  text: string;
+  url: string;
+  type: 'internal' | 'external' | 'mailto' | 'tel';
+}
+
+export interface PageImage {
+  url: string;
+  alt: string;
+}
+
+export interface ScrapeContent {
+  text: string;
+  /** When output_type was markdown. */
+  markdown?: string;
+  meta: PageMeta;
+  links: PageLink[];
+  images: PageImage[];
+}
+
+interface ScrapeHead {
+  request_id: string;
+  url: string;
+  /** Unix seconds. */
+  timestamp: number;
+}
+
+/** 200 of a basic-mode submit. */
+export interface ScrapeBasicResult extends ScrapeHead {
+  status: 'completed';
+  text_content: string;
+  markdown_content?: string;
+  meta: PageMeta;
+  links: PageLink[];
+  images: PageImage[];
+  cached?: true;
+}
+
+/** 200 of an LLM-mode submit. */
+export interface ScrapeLlmResult extends ScrapeHead {
+  status: 'completed';
+  content: ScrapeContent;
+  llm_output: Record<string, unknown>;
+  cached?: true;
+}
+
+/** 202: still processing after the 20 s window. */
+export interface ScrapeAccepted {
+  request_id: string;
+  url: string;
+  status: 'processing';
+  message: string;
+}
+
+export type ScrapeSubmitResponse = ScrapeBasicResult | ScrapeLlmResult | ScrapeAccepted;
+
+export interface ScrapeProcessingStatus extends ScrapeHead {
+  status: 'received' | 'processing';
+}
+
+/** A completed request as the status endpoint shows it (also what scrapeAndWait resolves with). */
+export interface ScrapeCompletedStatus extends ScrapeHead {
+  status: 'completed';
+  content: ScrapeContent;
+  llm_output?: Record<string, unknown>;
+}
+
+export interface ScrapeFailedStatus extends ScrapeHead {
+  status: 'failed';
+  /** "CODE: message". */
+  error: string;
+  /** Only when the service runs in development mode. */
+  error_trace?: string;
+}
+
+export type ScrapeStatus = ScrapeProcessingStatus | ScrapeCompletedStatus | ScrapeFailedStatus;
+
+// ── Document parser `/documents` ─────────────────────────────────────────────────────────────
+
+/** The parser's `type` values (SPEC; the image guide adds tiff, tif, heic). */
+export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+export interface ParseRequest {
+  url: string;
+  /** A hint: the real kind is detected from the bytes. Default pdf. */
+  type?: DocumentType;
+  output?: 'plain' | 'markdown';
+  webhook?: string;
+}
+
+/** 200 of a submit, and what parseAndWait resolves with. */
+export interface ParseCompleted {
+  requestId: string;
+  status: 'COMPLETED';
+  /** Pages joined with "\n\n=== Page Break ===\n\n". */
+  data: string;
+  type: string;
+  pages?: number;
+}
+
+export interface ParseAccepted {
+  requestId: string;
+  status: 'PROCESSING';
+  message: string;
+}
+
+export type ParseSubmitResponse = ParseCompleted | ParseAccepted;
+
+export interface ParseStatus {
+  requestId: string;
+  status: 'PROCESSING' | 'COMPLETED' | 'FAILED';
+  type: string;
+  /** Unix seconds. */
+  createdAt: number;
+  data?: string;
+  pages?: number;
+  message?: string;
+  pagesDone?: number;
+  pagesTotal?: number;
+  error?: string;
+  details?: string[];
+  webhookError?: string;
+}
+
+// ── Account ─────────────────────────────────────────────────────────────────────────────────
+
+export interface AccountUsage {
+  credits_used: number;
+  requests: { scrape: number; 'scrape-v1': number; parse: number };
+  llm_tokens: { input: number; output: number };
+  rate_limit_per_minute: number;
+}
+
+// ── Errors ──────────────────────────────────────────────────────────────────────────────────
+
+/** Scraper and /account errors: `{error: "E003: message"}`. */
+export interface ScraperErrorBody {
+  error: string;
+}
+
+/** Parser errors: `{error: "400-002: Invalid URL format", details: [...]}`. */
+export interface ParserErrorBody {
+  error: string;
+  details: string[];
+  requestId?: string;
+}
+
+/**
+ * What a failed call answered: the family's error body, or (a request that failed inside the
+ * 20 s window) its failed result. Bodies that are not JSON arrive as `{error: <text>}`.
+ */
+export type ApiErrorBody = ScraperErrorBody | ParserErrorBody | ScrapeFailedStatus;

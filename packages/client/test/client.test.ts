@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { GleanerApiError, GleanerClient, GleanerJobFailedError, GleanerTimeoutError, type ParseProgress } from '@gleaner/client';
+import { GatewayHarness, type TestAccount } from '../../../tests/support/gateway.js';
+import { deleteKeysWithPrefix, testPrefix } from '../../../tests/support/redis.js';
+
+/**
+ * The client against a real gateway with no workers: submits answer 202 at once (window 0), and
+ * the test plays the worker by writing the request record, which is all the status endpoints read.
+ */
+const prefix = testPrefix('client');
+let h: GatewayHarness;
+let account: TestAccount;
+let client: GleanerClient;
+const PAGE = 'http://127.0.0.1:9/page.html';
+
+/** The client's fetch option, used to learn the id of each submit as it is answered. */
+const submitted: string[] = [];
+const recordingFetch: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init);
+  if (init?.method === 'POST' && res.status === 202) submitted.push(res.headers.get('x-request-id')!);
+  return res;
+};
+
+beforeAll(async () => {
+  h = await GatewayHarness.start(prefix, { SYNC_WINDOW_MS: '0' });
+  account = await h.account('client-user');
+  await h.stores.accounts.setRateLimit(account.accountId, 10_000);
+  client = new GleanerClient({ baseUrl: `${h.url}/`, apiKey: account.apiKey, fetch: recordingFetch });
+});
+
+afterAll(async () => {
+  await h?.stop();
+  await deleteKeysWithPrefix(prefix);
+});
+
+const page = { meta: { title: 'T', description: 'D' }, links: [], images: [] };
+
+describe('GleanerClient', () => {
+  it('follows a 202 scrape to its result, in the status-endpoint shape', async () => {
+    const progress: string[] = [];
+    const waiting = client.scrapeAndWait({ url: PAGE, output_type: 'markdown' }, { pollMs: 50, timeoutMs: 10_000, onProgress: (p) => progress.push(p.status) });
+    const id = await submittedId();
+    await h.stores.records.markProcessing('scrape', id);
+    await new Promise((r) => setTimeout(r, 120));
+    await h.stores.records.complete('scrape', id, { text: 'Hello', markdown: '# Hello', ...page });
+    const result = await waiting;
+    expect(result).toMatchObject({ request_id: id, url: PAGE, status: 'completed', content: { text: 'Hello', markdown: '# Hello', meta: page.meta } });
+    expect(progress).toContain('processing');
+    expect(await client.getScrape(id)).toMatchObject({ request_id: id, status: 'completed' });
+  });
+
+  it('reports pages done/total while a parse runs, then resolves with the text', async () => {
+    const progress: ParseProgress[] = [];
+    const waiting = client.parseAndWait({ url: 'http://127.0.0.1:9/report.pdf', type: 'pdf' }, { pollMs: 50, timeoutMs: 10_000, onProgress: (p) => progress.push(p) });
+    const id = await submittedId();
+    await h.stores.records.setProgress('parse', id, 2, 5);
+    await new Promise((r) => setTimeout(r, 120));
+    await h.stores.records.complete('parse', id, { data: 'one\n\n=== Page Break ===\n\ntwo', type: 'pdf', pages: 2 });
+    await expect(waiting).resolves.toEqual({ requestId: id, status: 'COMPLETED', data: 'one\n\n=== Page Break ===\n\ntwo', type: 'pdf', pages: 2 });
+    expect(progress.some((p) => p.pagesDone === 2 && p.pagesTotal === 5)).toBe(true);
+  });
+
+  it('rejects a request that ends failed, and gives up waiting at the timeout', async () => {
+    const failing = client.parseAndWait({ url: 'http://127.0.0.1:9/a.pdf' }, { pollMs: 50, timeoutMs: 10_000 });
+    const id = await submittedId();
+    await h.stores.records.fail('parse', id, { code: '400-001', message: 'Invalid file type', details: ['detected: zip archive'] });
+    await expect(failing).rejects.toThrow(GleanerJobFailedError);
+    await expect(failing).rejects.toMatchObject({ requestId: id, error: '400-001: Invalid file type', details: ['detected: zip archive'] });
+
+    await expect(client.scrapeAndWait({ url: PAGE }, { pollMs: 20, timeoutMs: 150 })).rejects.toThrow(GleanerTimeoutError);
+  });
+
+  it("raises GleanerApiError with the family's error body", async () => {
+    const bad = await client.scrape({ url: 'ftp://example.com/' }).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(GleanerApiError);
+    expect(bad).toMatchObject({ status: 400, code: 'E003', body: { error: expect.stringMatching(/^E003: /) } });
+
+    const unknown = await client.getParse('not-a-request-id').catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ status: 404, code: '404-001', body: { details: expect.any(Array) } });
+
+    const stranger = new GleanerClient({ baseUrl: h.url, apiKey: 'gk_unknown' });
+    await expect(stranger.usage()).rejects.toMatchObject({ status: 401, code: 'E004' });
+
+    const scrapeOnly = new GleanerClient({ baseUrl: h.url, apiKey: (await h.account('client-scrape-only', ['scrape'])).apiKey });
+    await expect(scrapeOnly.parse({ url: PAGE })).rejects.toMatchObject({ status: 403, code: '403-001' });
+  });
+
+  it('reads usage', async () => {
+    const usage = await client.usage();
+    expect(usage.requests.scrape).toBeGreaterThanOrEqual(2);
+    expect(usage.requests.parse).toBeGreaterThanOrEqual(2);
+    expect(usage.rate_limit_per_minute).toBe(10_000);
+  });
+});
+
+/** Waits for the next submit the client makes and returns its request id (from X-Request-ID). */
+async function submittedId(): Promise<string> {
+  const seen = submitted.length;
+  for (let i = 0; i < 200 && submitted.length === seen; i++) await new Promise((r) => setTimeout(r, 10));
+  if (submitted.length === seen) throw new Error('the client submitted nothing');
+  return submitted[seen];
+}

@@ -1,0 +1,81 @@
+import type { OcrEngine } from '../types.js';
+import { renderForOcr, shrink, upscaleFactor } from './prepare-image.js';
+import { measureTextGeometry, type GrayRaster } from './text-geometry.js';
+
+export interface UprightText {
+  text: string;
+  confidence: number;
+  /** Clockwise turn applied before the text was read (orientation plus deskew), in degrees. */
+  rotation: number;
+  /** Every reading made, for the operator notes. */
+  attempts: Array<{ rotation: number; confidence: number }>;
+}
+
+/** Layout analysis runs on a copy no larger than this. */
+const ANALYSIS_SIDE = 1200;
+/** Below this projection contrast (best direction against the crossing one) lines are a guess. */
+const CLEAR_LINES = 1.4;
+/** Mean ascender-descender evidence per line below which the way up is unknown. */
+const UNSURE_VOTES = 0.1;
+const MIN_VOTING_LINES = 6;
+/** Skew below this is left to tesseract; rotating costs time and blurs a little. */
+const MIN_DESKEW = 0.4;
+/**
+ * Mean word confidence below this suggests the page is upside down, so it is read the other way
+ * too. Upside-down pages measured 33-42; a poor but upright phone photo of a receipt 58.
+ */
+const LOW_CONFIDENCE = 50;
+const DEFAULT_DPI = 300;
+/** Tesseract gets at most this many pixels (A4 at 300 DPI is 8.7 M): its memory and time grow with them. */
+const MAX_OCR_PIXELS = 12_000_000;
+
+/** Tesseract reports a high confidence for an empty answer; no text scores nothing. */
+const score = (r: { text: string; confidence: number }) => (/[\p{L}\p{N}]/u.test(r.text) ? r.confidence : 0);
+
+const normalise = (degrees: number) => Math.round((((degrees % 360) + 360) % 360) * 10) / 10;
+
+/**
+ * OCR of one page image, turned upright first. The direction of the text lines (projection
+ * profiles) gives the skew and whether the page lies sideways; ascenders against descenders
+ * suggest which way up. That best guess is read first; when tesseract is unsure of it, the page
+ * is read turned by a half turn as well and the more confident reading kept.
+ */
+export async function recognizeUpright(raster: GrayRaster, ocr: OcrEngine, sourceDpi?: number): Promise<UprightText> {
+  const small = await shrink(raster, ANALYSIS_SIDE);
+  const geometry = measureTextGeometry(small);
+  const toFull = raster.width / small.width;
+
+  // Pages whose lines are clear and evenly spaced are text pages: their geometry is believed.
+  // Otherwise (photos, charts, a few big words) edges mislead it and the page is read as it is.
+  let first = 0;
+  let linePitch: number | null = null;
+  if (geometry && geometry.strength >= CLEAR_LINES && geometry.linePitch !== null) {
+    const axis = Math.abs(geometry.lineAngle) < MIN_DESKEW ? 0 : Math.abs(geometry.lineAngle + 90) < MIN_DESKEW ? -90 : geometry.lineAngle;
+    // A few lines (a chart's labels, a heading) do not say which way is up.
+    const upsideDown = geometry.lines >= MIN_VOTING_LINES && geometry.uprightVotes <= -UNSURE_VOTES;
+    first = upsideDown ? 180 - axis : -axis;
+    linePitch = geometry.linePitch * toFull;
+  }
+  // Tesseract reads sideways pages by itself (it finds vertical lines); upside-down text comes
+  // out as garbage at low confidence, so a half turn is the one fallback.
+  const candidates = [first, first + 180];
+
+  // Large photos are reduced too: tesseract's WASM heap grows to the largest image it is given, and
+  // never shrinks. A turn by other than a right angle enlarges the image (white corners): counted.
+  const turn = (first * Math.PI) / 180;
+  const [cos, sin] = [Math.abs(Math.cos(turn)), Math.abs(Math.sin(turn))];
+  const turnedPixels = (raster.width * cos + raster.height * sin) * (raster.width * sin + raster.height * cos);
+  const scale = Math.min(upscaleFactor(raster.width, linePitch), Math.sqrt(MAX_OCR_PIXELS / turnedPixels));
+  // Enlarging aims at ~300 DPI text, so an image of unknown resolution is declared at that.
+  const dpi = sourceDpi ? Math.round(sourceDpi * scale) : DEFAULT_DPI;
+  const attempts: UprightText['attempts'] = [];
+  let best: UprightText | null = null;
+  for (const rotation of candidates) {
+    const png = await renderForOcr(raster, rotation, scale);
+    const result = await ocr.recognize(png, { dpi });
+    attempts.push({ rotation: normalise(rotation), confidence: Math.round(score(result)) });
+    if (!best || score(result) > score(best) + 5) best = { ...result, rotation: normalise(rotation), attempts };
+    if (score(best) >= LOW_CONFIDENCE) break;
+  }
+  return best!;
+}

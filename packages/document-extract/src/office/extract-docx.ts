@@ -1,0 +1,82 @@
+import JSZip from 'jszip';
+import mammoth from 'mammoth';
+import { parse } from 'node-html-parser';
+import { DocumentError } from '../errors.js';
+import type { ExtractedDocument, ExtractOptions } from '../types.js';
+import { readHeadersFooters } from './docx-headers-footers.js';
+import { finishMarkdownNotes, prepareMammothHtml, splitPages } from './docx-html.js';
+import { htmlToMarkdown } from './html-to-markdown.js';
+import { htmlToText } from './html-to-text.js';
+import { isOle } from './ole-directory.js';
+import { assertSafeZip } from './zip-guard.js';
+
+const MAIN_PART = 'word/document.xml';
+// Parts mammoth reads whose w:cr it would drop.
+const MAMMOTH_STORY_PARTS = [MAIN_PART, 'word/footnotes.xml', 'word/endnotes.xml'];
+const CARRIAGE_RETURN = /<([\w.-]+:)?cr(\s[^>]*)?\/>/g;
+
+/**
+ * Word 2007+ (.docx): the body through mammoth (tables, lists, text boxes, footnotes; comments
+ * excluded; tracked changes in their current state: w:ins kept, w:del dropped), headers before
+ * the body and footers after it, as the corpus references do. Pages are split only at explicit
+ * page breaks (w:br type="page"): a .docx stores no layout, and w:lastRenderedPageBreak only
+ * records where Word last happened to paginate.
+ */
+export async function extractDocx(bytes: Buffer, opts: ExtractOptions): Promise<ExtractedDocument> {
+  opts.signal?.throwIfAborted();
+  if (isOle(bytes)) {
+    throw new DocumentError('400-001', 'Password-protected documents are not supported', ['the .docx is encrypted (an OLE container, not a ZIP package)']);
+  }
+  assertSafeZip(bytes);
+  const zip = await JSZip.loadAsync(bytes).catch((error: unknown) => {
+    throw new DocumentError('400-001', 'The document is damaged', [`the ZIP package cannot be read: ${error instanceof Error ? error.message : String(error)}`]);
+  });
+  const main = zip.file(MAIN_PART);
+  if (!main) throw new DocumentError('400-001', 'Invalid file type', ['the ZIP package has no word/document.xml']);
+  const documentXml = await main.async('string');
+  const mammothInput = await withLineBreaksForCr(zip, documentXml, bytes);
+  opts.signal?.throwIfAborted();
+
+  const { value: html } = await mammoth.convertToHtml(
+    { buffer: mammothInput },
+    {
+      styleMap: ["br[type='page'] => hr"],
+      // Images are not processed (SPEC): never read or base64-encode them.
+      convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })),
+      externalFileAccess: false,
+    },
+  );
+  const { headers, footers } = await readHeadersFooters(zip, documentXml);
+  opts.signal?.throwIfAborted();
+
+  const root = parse(html);
+  prepareMammothHtml(root, opts.output);
+  const pages = splitPages(root).map((page) =>
+    opts.output === 'markdown' ? finishMarkdownNotes(htmlToMarkdown(page)) : htmlToText(page, { preserveWhitespace: true }),
+  );
+  pages[0] = [...headers, pages[0]].filter((s) => s !== '').join('\n\n');
+  pages[pages.length - 1] = [pages[pages.length - 1], ...footers].filter((s) => s !== '').join('\n\n');
+
+  opts.onProgress?.(pages.length, pages.length);
+  const notes = headers.length + footers.length > 0 ? [`headers: ${headers.length}, footers: ${footers.length}`] : [];
+  return { kind: 'docx', pages, notes, ocrPages: 0 };
+}
+
+/**
+ * mammoth does not know w:cr (a carriage return inside a run) and drops it, gluing the words
+ * on both sides together. When a story part uses it, we rewrite it as the equivalent w:br and
+ * repackage; JSZip reuses the compressed data of every untouched part.
+ */
+async function withLineBreaksForCr(zip: JSZip, documentXml: string, original: Buffer): Promise<Buffer> {
+  let changed = false;
+  for (const name of MAMMOTH_STORY_PARTS) {
+    const file = zip.file(name);
+    if (!file) continue;
+    const xml = name === MAIN_PART ? documentXml : await file.async('string');
+    const rewritten = xml.replace(CARRIAGE_RETURN, '<$1br/>');
+    if (rewritten === xml) continue;
+    zip.file(name, rewritten);
+    changed = true;
+  }
+  return changed ? zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' }) : original;
+}

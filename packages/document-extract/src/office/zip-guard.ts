@@ -1,0 +1,66 @@
+import { inflateRawSync } from 'node:zlib';
+import { DocumentError } from '../errors.js';
+import { readZipDirectory, type ZipEntry } from './zip-directory.js';
+
+/**
+ * Zip-bomb defence for Office packages. JSZip (inside mammoth) trusts the sizes in the
+ * archive and inflates whole parts into memory, so we decide before it runs:
+ *  - the declared total must stay under MAX_TOTAL_UNCOMPRESSED;
+ *  - a large part may not claim an implausible compression ratio (Word XML compresses
+ *    about 5-20x; only filler such as runs of zeros reaches the deflate maximum of ~1000x);
+ *  - every part is inflated once here with a hard output cap equal to its declared size,
+ *    so a forged, too-small declared size cannot smuggle a bomb past the first two checks.
+ */
+export const MAX_TOTAL_UNCOMPRESSED = 200 * 1024 * 1024;
+const MAX_ENTRIES = 10_000;
+const RATIO_CHECK_FROM = 10 * 1024 * 1024;
+const MAX_RATIO = 100;
+const LOCAL_HEADER_SIGNATURE = 0x04034b50;
+
+export function assertSafeZip(bytes: Uint8Array): void {
+  const entries = readZipDirectory(bytes);
+  if (!entries) throw damaged('the ZIP directory of the document cannot be read');
+  if (entries.length > MAX_ENTRIES) throw overLimit(`the document package has more than ${MAX_ENTRIES} parts`);
+
+  let total = 0;
+  for (const entry of entries) {
+    if (entry.encrypted) throw new DocumentError('400-001', 'Password-protected documents are not supported', [`part ${entry.name} is encrypted`]);
+    if (entry.method !== 0 && entry.method !== 8) throw damaged(`part ${entry.name} uses unsupported compression method ${entry.method}`);
+    total += entry.uncompressedSize;
+    if (total > MAX_TOTAL_UNCOMPRESSED) throw overLimit(`the document expands to more than ${MAX_TOTAL_UNCOMPRESSED / 1024 / 1024} MB`);
+    if (entry.uncompressedSize > RATIO_CHECK_FROM && entry.uncompressedSize > MAX_RATIO * Math.max(entry.compressedSize, 1)) {
+      throw overLimit(`part ${entry.name} has a compression ratio above ${MAX_RATIO}:1 (zip bomb?)`);
+    }
+  }
+  for (const entry of entries) verifyInflatedSize(bytes, entry);
+}
+
+function verifyInflatedSize(bytes: Uint8Array, entry: ZipEntry): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const header = entry.localHeaderOffset;
+  if (header + 30 > bytes.length || view.getUint32(header, true) !== LOCAL_HEADER_SIGNATURE) throw damaged(`part ${entry.name} is damaged`);
+  const start = header + 30 + view.getUint16(header + 26, true) + view.getUint16(header + 28, true);
+  const end = start + entry.compressedSize;
+  if (end > bytes.length) throw damaged(`part ${entry.name} is truncated`);
+  if (entry.method === 0) {
+    if (entry.compressedSize !== entry.uncompressedSize) throw damaged(`part ${entry.name} has inconsistent sizes`);
+    return;
+  }
+  let inflated: Buffer;
+  try {
+    // One spare byte lets us tell "exactly the declared size" from "more than declared".
+    inflated = inflateRawSync(bytes.subarray(start, end), { maxOutputLength: entry.uncompressedSize + 1 });
+  } catch (error) {
+    const tooLarge = (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+    throw tooLarge ? overLimit(`part ${entry.name} expands beyond its declared size (zip bomb?)`) : damaged(`part ${entry.name} cannot be decompressed`);
+  }
+  if (inflated.length !== entry.uncompressedSize) throw damaged(`part ${entry.name} does not match its declared size`);
+}
+
+function damaged(detail: string): DocumentError {
+  return new DocumentError('400-001', 'The document is damaged', [detail]);
+}
+
+function overLimit(detail: string): DocumentError {
+  return new DocumentError('400-001', 'The document exceeds a processing limit', [detail]);
+}

@@ -1,0 +1,123 @@
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { DocumentError } from '../errors.js';
+
+export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+type LoadingTask = ReturnType<PdfJs['getDocument']>;
+export type PdfDocument = Awaited<LoadingTask['promise']>;
+export type PdfPage = Awaited<ReturnType<PdfDocument['getPage']>>;
+
+const require = createRequire(import.meta.url);
+/** Fonts, CMaps and decoders ship inside pdfjs-dist; Node reads these paths with fs (they need the trailing slash). */
+const PDFJS_DIR = path.dirname(require.resolve('pdfjs-dist/package.json'));
+
+/** Same API as pdf.mjs, whose types are used. */
+const MINIFIED_BUILD: string = 'pdfjs-dist/legacy/build/pdf.min.mjs';
+let pdfjs: Promise<PdfJs> | null = null;
+/**
+ * pdf.js is loaded on first use (the only module-level state). The legacy build is the one that
+ * runs on Node 20 (the modern one needs Promise.withResolvers). Its minified files are used:
+ * they carry no source maps, which Node would otherwise parse and keep. (tsx still attaches one
+ * of its own to any ES module it loads: parse threads load packages past tsx, see platform's
+ * vendor-modules-hooks.mjs.) In Node the "worker" runs on this thread, loaded from `workerSrc`.
+ */
+export const loadPdfJs = (): Promise<PdfJs> =>
+  (pdfjs ??= (import(MINIFIED_BUILD) as Promise<PdfJs>).then((lib) => {
+    lib.GlobalWorkerOptions.workerSrc = pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.worker.min.mjs')).href;
+    return lib;
+  }));
+
+export const MAX_EMBEDDED_IMAGE_PIXELS = 30_000_000;
+/** Bytes after the last end-of-file marker beyond which a file is taken as cut short. */
+const EOF_SLACK = 4096;
+
+/**
+ * pdf.js rebuilds a damaged cross-reference table, so a file cut in half may open and show only
+ * the pages it still holds. A PDF ends with `%%EOF`; when the last one is missing, or followed
+ * by more than a little slack (a linearised file has one near its start), the file is truncated.
+ */
+function truncationDetail(bytes: Uint8Array): string | null {
+  const tail = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = tail.lastIndexOf('%%EOF');
+  if (at < 0) return 'the PDF is truncated or damaged: it has no end-of-file marker';
+  if (bytes.length - at > EOF_SLACK) return 'the PDF is truncated or damaged: data continues past its last end-of-file marker';
+  return null;
+}
+
+/**
+ * Whether the file holds an image pdf.js will skip (over MAX_EMBEDDED_IMAGE_PIXELS). pdf.js drops
+ * such images silently, so a page showing only one reads as blank. Image XObjects are streams, and
+ * streams never sit inside compressed object streams, so their dictionaries are in the raw bytes;
+ * a size given by indirect reference is missed.
+ */
+export function holdsOversizedImage(bytes: Uint8Array): boolean {
+  const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  const image = /\/Subtype\s*\/Image/g;
+  for (let match = image.exec(raw); match; match = image.exec(raw)) {
+    const start = raw.lastIndexOf('<<', match.index);
+    const end = raw.indexOf('stream', match.index);
+    const dict = raw.slice(start < 0 ? match.index : start, end < 0 ? match.index + 512 : Math.min(end, match.index + 2048));
+    const width = Number(/\/Width\s+(\d+)/.exec(dict)?.[1] ?? 0);
+    const height = Number(/\/Height\s+(\d+)/.exec(dict)?.[1] ?? 0);
+    if (width * height > MAX_EMBEDDED_IMAGE_PIXELS) return true;
+  }
+  return false;
+}
+
+function openError(error: unknown): DocumentError {
+  const name = error instanceof Error ? error.name : '';
+  const message = error instanceof Error ? error.message : String(error);
+  // PasswordException is not exported by pdfjs-dist, so the name is what can be tested.
+  if (name === 'PasswordException') return new DocumentError('400-001', 'Password-protected PDFs are not supported', ['The PDF requires a password to open']);
+  return new DocumentError('400-001', 'Invalid PDF file', [`the PDF could not be read: ${message.slice(0, 200)}`]);
+}
+
+export interface OpenedPdf {
+  pdfjs: PdfJs;
+  doc: PdfDocument;
+  /** Frees the document and its worker-side state; safe to call more than once. */
+  destroy: () => Promise<void>;
+}
+
+/**
+ * Opens a PDF with eval disabled and assets read from the package folder. Password-protected
+ * files (a user password) and unreadable or truncated ones fail with 400-001; a file with only
+ * an owner password opens normally.
+ */
+export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
+  const truncated = truncationDetail(bytes);
+  if (truncated) throw new DocumentError('400-001', 'Invalid PDF file', [truncated]);
+  const lib = await loadPdfJs();
+  const task = lib.getDocument({
+    // pdf.js transfers (detaches) the buffer it is given: it gets a copy.
+    data: new Uint8Array(bytes),
+    standardFontDataUrl: `${PDFJS_DIR}/standard_fonts/`,
+    cMapUrl: `${PDFJS_DIR}/cmaps/`,
+    cMapPacked: true,
+    // JPEG 2000 and JBIG2 decoders; without them such scans render blank.
+    wasmUrl: `${PDFJS_DIR}/wasm/`,
+    iccUrl: `${PDFJS_DIR}/iccs/`,
+    // Larger embedded images are skipped rather than decoded: drawing one costs ~11 bytes a
+    // pixel at once (decoded, RGBA, canvas copy), and 30 MP is an A4 page scanned at 550 DPI.
+    maxImageSize: MAX_EMBEDDED_IMAGE_PIXELS,
+    disableFontFace: true,
+    useSystemFonts: false,
+    isEvalSupported: false,
+    // Annotation appearances and XFA are read through getAnnotations, never executed.
+    enableXfa: false,
+    verbosity: 0,
+  });
+  let destroyed = false;
+  const destroy = async () => {
+    if (destroyed) return;
+    destroyed = true;
+    await task.destroy().catch(() => undefined);
+  };
+  try {
+    return { pdfjs: lib, doc: await task.promise, destroy };
+  } catch (error) {
+    await destroy();
+    throw openError(error);
+  }
+}

@@ -1,0 +1,98 @@
+import { FORM_ROLE } from './form-fields.js';
+import { BULLET, NUMBERED } from './list-markers.js';
+import type { TextBlock, TextLine } from './page-layout.js';
+
+/** Sizes within this many points are one size (rounding in producers, scaling). */
+const SIZE_STEP = 0.5;
+/** A heading is at least this much larger than the body text. */
+const HEADING_RATIO = 1.15;
+const MAX_HEADING_LEVEL = 4;
+const MAX_HEADING_CHARS = 200;
+
+
+const roundSize = (size: number) => Math.round(size / SIZE_STEP) * SIZE_STEP;
+
+/** Joins lines, mending words hyphenated across a line end ("inter-" + "preter"). */
+function joinLines(lines: string[], separator: string): string {
+  let out = '';
+  for (const line of lines) {
+    if (!out) out = line;
+    else if (/\p{L}-$/u.test(out) && /^\p{Ll}/u.test(line)) out = out.slice(0, -1) + line;
+    // Before a capital the hyphen belongs to the word ("Trace-" + "Monkey").
+    else if (/\p{L}-$/u.test(out) && /^\p{Lu}/u.test(line)) out += line;
+    else out += separator + line;
+  }
+  return out;
+}
+
+export function plainBlock(block: TextBlock): string {
+  return joinLines(
+    block.map((l) => l.text),
+    '\n',
+  );
+}
+
+/** Heading level per structure role of a tagged PDF. */
+function roleLevel(role: string | undefined): number | undefined {
+  if (!role) return undefined;
+  if (role === 'Title') return 1;
+  if (role === 'H') return 2;
+  const m = /^H([1-6])$/.exec(role);
+  return m ? Math.min(MAX_HEADING_LEVEL, Number(m[1])) : undefined;
+}
+
+const looksLikeHeading = (block: TextBlock) => {
+  const text = block.map((l) => l.text).join(' ');
+  return block.length <= 3 && text.length <= MAX_HEADING_CHARS && (text.match(/\p{L}/gu) ?? []).length >= 2 && block[0].role !== FORM_ROLE;
+};
+
+/**
+ * Decides heading levels for a whole document. A tagged PDF's structure roles (H1-H6) are used
+ * when it has any; otherwise font sizes are ranked: the body size is the most common size by
+ * characters, and larger sizes of short blocks become levels 1-4, largest first.
+ */
+export function headingLevels(pages: TextBlock[][]): (block: TextBlock) => number | undefined {
+  const blocks = pages.flat();
+  if (blocks.some((b) => roleLevel(b[0].role) !== undefined)) {
+    return (block) => (looksLikeHeading(block) ? roleLevel(block[0].role) : undefined);
+  }
+  const chars = new Map<number, number>();
+  for (const line of blocks.flat()) {
+    if (line.role === FORM_ROLE || line.size <= 0) continue;
+    const size = roundSize(line.size);
+    chars.set(size, (chars.get(size) ?? 0) + line.text.length);
+  }
+  let body = 0;
+  let most = -1;
+  for (const [size, n] of chars) if (n > most) [body, most] = [size, n];
+  const isHeadingSize = (size: number) => size >= body * HEADING_RATIO && size >= body + 1;
+  const sizes = [...new Set(blocks.filter((b) => looksLikeHeading(b) && isHeadingSize(roundSize(b[0].size))).map((b) => roundSize(b[0].size)))].sort((a, b) => b - a);
+  const levels = new Map(sizes.map((s, i) => [s, Math.min(MAX_HEADING_LEVEL, i + 1)]));
+  return (block) => (looksLikeHeading(block) ? levels.get(roundSize(block[0].size)) : undefined);
+}
+
+function listItems(lines: TextLine[]): string[] | null {
+  const items: string[][] = [];
+  const lead: string[] = [];
+  for (const line of lines) {
+    const bullet = BULLET.exec(line.text);
+    const number = NUMBERED.exec(line.text);
+    if (bullet) items.push([`- ${line.text.slice(bullet[0].length)}`]);
+    else if (number) items.push([`${number[1] ?? number[2]}. ${line.text.slice(number[0].length)}`]);
+    else if (items.length) items[items.length - 1].push(line.text);
+    else lead.push(line.text);
+  }
+  if (!items.length) return null;
+  return [...(lead.length ? [joinLines(lead, ' ')] : []), ...items.map((item) => joinLines(item, ' '))];
+}
+
+/** Markdown of one block: a heading, a list, or a reflowed paragraph. */
+export function markdownBlock(block: TextBlock, level: number | undefined): string {
+  if (level) return `${'#'.repeat(level)} ${block.map((l) => l.text).join(' ')}`;
+  const items = listItems(block);
+  if (items) return items.join('\n');
+  return joinLines(
+    block.map((l) => l.text),
+    ' ',
+  );
+}

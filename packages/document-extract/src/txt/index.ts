@@ -1,0 +1,2 @@
+export { extractTxt } from './extract-txt.js';
+export { MAX_LINE_BYTES, MAX_LINES } from './text-limits.js';

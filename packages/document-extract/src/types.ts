@@ -1,0 +1,34 @@
+/** Kinds of document we can read, detected from the bytes (the caller's declared type is only a hint). */
+export type DocumentKind = 'pdf' | 'docx' | 'doc' | 'rtf' | 'html' | 'jpeg' | 'png' | 'tiff' | 'heic' | 'txt';
+
+export type OutputFormat = 'plain' | 'markdown';
+
+/** OCR service handed to extractors; one engine (a pool of tesseract.js workers) is shared per process. */
+export interface OcrEngine {
+  /** Recognise one image (PNG or JPEG bytes, already preprocessed). */
+  recognize(image: Buffer, options?: { dpi?: number }): Promise<{ text: string; confidence: number }>;
+  close(): Promise<void>;
+}
+
+export interface ExtractOptions {
+  output: OutputFormat;
+  /** Present when OCR is possible; extractors that need OCR and get none fail with 500-001. */
+  ocr?: OcrEngine;
+  /** Aborted when the job's time budget is spent. */
+  signal?: AbortSignal;
+  /** Called after every page with pages done and total. */
+  onProgress?: (pagesDone: number, pagesTotal: number) => void;
+}
+
+export interface ExtractedDocument {
+  kind: DocumentKind;
+  /** One entry per page (a single entry for formats without pages); joined by the caller with PAGE_BREAK. */
+  pages: string[];
+  /** Notes for operators, e.g. which text decoder was used, pages that were OCR'd. */
+  notes: string[];
+  /** Pages (and image pages) whose text was read by OCR; 0 for formats that are never OCR'd. */
+  ocrPages: number;
+}
+
+/** Pages are joined with this in both outputs (SPEC "Document parse job"). */
+export const PAGE_BREAK = '\n\n=== Page Break ===\n\n';

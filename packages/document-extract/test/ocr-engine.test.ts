@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { createOcrEngine, prepareForOcr } from '../src/ocr/index.js';
+import { decodeGray, openImage } from '../src/ocr/prepare-image.js';
+import { recognizeUpright } from '../src/ocr/recognize-upright.js';
+import type { OcrEngine } from '../src/types.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const corpus = path.resolve(repoRoot, '../shared/corpus/docs');
+/** 640x480 bilevel scan of 12 pt text; its ground truth is in the corpus. */
+const page = readFileSync(path.join(corpus, 'image/phototest.tif'));
+const QUICK = /The quick brown dog jumped over the\s+lazy fox\./;
+
+let ocr: OcrEngine;
+beforeAll(async () => {
+  ocr = await createOcrEngine({ workers: 2, recycleAfterJobs: 2 });
+});
+afterAll(async () => {
+  await ocr?.close();
+});
+
+describe('createOcrEngine', () => {
+  it('reads a prepared page offline, with automatic page segmentation', async () => {
+    const before = readdirSync(process.cwd());
+    const { text, confidence } = await ocr.recognize(await prepareForOcr(page), { dpi: 300 });
+    expect(text).toMatch(QUICK);
+    expect(text).toContain('This is a lot of 12 point text to test the');
+    expect(confidence).toBeGreaterThan(80);
+    // Language data is read from the package; nothing is cached in the working directory.
+    expect(readdirSync(process.cwd())).toEqual(before);
+  });
+
+  it('serves concurrent jobs from its pool, recycling workers after their quota', async () => {
+    const png = await prepareForOcr(page);
+    // Six jobs on two workers that are replaced every two jobs.
+    const texts = await Promise.all(Array.from({ length: 6 }, () => ocr.recognize(png)));
+    for (const { text } of texts) expect(text).toMatch(QUICK);
+  });
+
+  it('fails a job whose image tesseract cannot read, and keeps serving', async () => {
+    await expect(ocr.recognize(Buffer.from('not an image'))).rejects.toBeInstanceOf(Error);
+    const { text } = await ocr.recognize(await prepareForOcr(page));
+    expect(text).toMatch(QUICK);
+  });
+
+  it('bounds worker start-up with a timeout', async () => {
+    const started = Date.now();
+    await expect(createOcrEngine({ workers: 1, createTimeoutMs: 1 })).rejects.toThrow(/did not start within 1 ms/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('rejects work after close', async () => {
+    const engine = await createOcrEngine({ workers: 1 });
+    const pending = engine.recognize(await prepareForOcr(page));
+    await engine.close();
+    // A job already running finishes; new ones are refused.
+    await expect(pending).resolves.toMatchObject({ text: expect.stringMatching(QUICK) });
+    await expect(engine.recognize(Buffer.alloc(1))).rejects.toThrow(/closed/);
+  });
+});
+
+describe('prepareForOcr', () => {
+  it('gives a one-channel PNG, enlarged towards 300 DPI, with a white border', async () => {
+    const meta = await sharp(await prepareForOcr(page)).metadata();
+    expect(meta.format).toBe('png');
+    expect(meta.channels).toBe(1);
+    expect(meta.width).toBeGreaterThan(1500);
+  });
+});
+
+describe('recognizeUpright', () => {
+  const turned = (degrees: number) => sharp(page).rotate(degrees, { background: '#ffffff' }).png().toBuffer();
+
+  it.each([
+    [180, 180],
+    [90, 270],
+    [8, 352],
+  ])('reads a page turned %i° clockwise (turning it back by %i°)', async (degrees, back) => {
+    const result = await recognizeUpright(await decodeGray(openImage(await turned(degrees))), ocr);
+    expect(result.text).toMatch(QUICK);
+    expect(Math.abs(result.rotation - back)).toBeLessThan(1.5);
+  });
+});

@@ -1,0 +1,111 @@
+import { fallbackContent, readabilityContent, type MainContent } from './main-content.js';
+import { renderMarkdown } from './markdown.js';
+import { collectImages } from './page-images.js';
+import { collectLinks } from './page-links.js';
+import { buildMeta, readMetaSources } from './page-meta.js';
+import { parseDocument } from './parse-document.js';
+import { plainText } from './plain-text.js';
+import { prepareHtml } from './prepare-html.js';
+import { ExtractionTimeoutError, type ExtractOptions, type PageExtraction } from './types.js';
+import { absoluteUrl } from './urls.js';
+
+/**
+ * Below Readability's own threshold (500 characters) its answer is a guess: on short pages,
+ * listings and home pages it returns a nav bar or one teaser. The whole-page fallback (the body
+ * without navigation, footers, asides and hidden nodes) is the more faithful answer there.
+ */
+const MIN_ARTICLE_CHARS = 500;
+/** Longest description made from the text when the page has none. */
+const EXCERPT_CHARS = 300;
+
+/** The document's base URL: `<base href>` resolved against the page URL, else the page URL. */
+function baseUrlOf(document: Document, pageUrl: string): string {
+  return absoluteUrl(document.querySelector('base[href]')?.getAttribute('href'), pageUrl) ?? pageUrl;
+}
+
+/**
+ * Throws ExtractionTimeoutError once the budget is spent. The work is synchronous, so this only
+ * runs between phases; the caller's thread budget is the hard stop.
+ */
+function budgetClock(budgetMs: number | undefined): (phase: string) => void {
+  const started = performance.now();
+  return (phase) => {
+    if (budgetMs !== undefined && performance.now() - started > budgetMs) throw new ExtractionTimeoutError(budgetMs, phase);
+  };
+}
+
+interface ContentResult {
+  root: Element;
+  text: string;
+  readability: MainContent | null;
+  source: PageExtraction['contentSource'];
+}
+
+/**
+ * Main content: Readability's article, or the whole-page fallback when Readability finds nothing
+ * or too little. Readability mutates `document`; the fallback parses `prepared` again (rare).
+ */
+function mainContent(document: Document, prepared: string): ContentResult {
+  let readability: MainContent | null = null;
+  try {
+    readability = readabilityContent(document);
+  } catch {
+    readability = null; // Readability throws on some malformed documents; the fallback covers them.
+  }
+  const text = readability ? plainText(readability.element) : '';
+  if (readability && text.length >= MIN_ARTICLE_CHARS) return { root: readability.element, text, readability, source: 'readability' };
+  const fallback = fallbackContent(parseDocument(prepared));
+  const fallbackText = plainText(fallback);
+  if (readability && !fallbackText) return { root: readability.element, text, readability, source: 'readability' };
+  return { root: fallback, text: fallbackText, readability, source: 'fallback' };
+}
+
+/** The first paragraph of the text, cut at a word boundary: the description of last resort. */
+function firstParagraph(text: string): string {
+  const paragraph = text.split(/\n\s*\n/).find((p) => /\p{L}/u.test(p))?.replace(/\s+/g, ' ').trim() ?? '';
+  if (paragraph.length <= EXCERPT_CHARS) return paragraph;
+  const cut = paragraph.slice(0, EXCERPT_CHARS);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), EXCERPT_CHARS / 2)).trimEnd()}…`;
+}
+
+/**
+ * Pure function from (html, final URL) to text, optional markdown, metadata, every link and image.
+ * One parse serves everything: links, images and metadata are read first, then Readability
+ * (which mutates the document) finds the main content, whose own elements are turned into text
+ * and markdown without serialising and re-parsing them.
+ */
+export function extractPage(html: string, url: string, options: ExtractOptions = { markdown: false }): PageExtraction {
+  const check = budgetClock(options.timeBudgetMs);
+  const pageUrl = new URL(url).href;
+  const prepared = prepareHtml(html);
+  const document = parseDocument(prepared);
+  check('parse');
+  const baseUrl = baseUrlOf(document, pageUrl);
+  const links = collectLinks(document, pageUrl, baseUrl);
+  const images = collectImages(document, baseUrl);
+  const metaSources = readMetaSources(document);
+  check('links, images and metadata');
+  const content = mainContent(document, prepared);
+  check('main content');
+  const meta = buildMeta(metaSources, baseUrl, content.readability?.meta ?? null, firstParagraph(content.text));
+  let markdown: string | undefined;
+  if (options.markdown) {
+    markdown = renderMarkdown(content.root, { baseUrl, documentUrl: pageUrl });
+    check('markdown');
+  }
+  return { title: meta.title, text: content.text, ...(markdown !== undefined ? { markdown } : {}), meta, links, images, contentSource: content.source };
+}
+
+/**
+ * Just the main text of a page, as extractPage gives it, without the work for links, images,
+ * metadata and markdown. Text never depends on the page URL, so none is asked for.
+ */
+export function extractText(html: string, options: Pick<ExtractOptions, 'timeBudgetMs'> = {}): string {
+  const check = budgetClock(options.timeBudgetMs);
+  const prepared = prepareHtml(html);
+  const document = parseDocument(prepared);
+  check('parse');
+  const { text } = mainContent(document, prepared);
+  check('main content');
+  return text;
+}

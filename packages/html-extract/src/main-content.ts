@@ -1,0 +1,56 @@
+import { Readability } from '@mozilla/readability';
+import type { ReadabilityMeta } from './page-meta.js';
+import { isHidden } from './plain-text.js';
+
+export interface MainContent {
+  element: Element;
+  meta: ReadabilityMeta;
+}
+
+/**
+ * MathJax 3 renders each formula as a `<mjx-container class="MathJax CtxtMenu_…">` holding glyph
+ * boxes (no text) and an assistive MathML copy. Readability's "unlikely candidate" rule matches
+ * "Menu" in that class and deletes every formula. The MathML copy alone is the formula: the
+ * container is replaced by it, which also keeps the glyph boxes out of text and markdown.
+ */
+function keepMathJaxFormulas(document: Document): void {
+  for (const container of Array.from(document.querySelectorAll('mjx-container'))) {
+    const math = container.querySelector('math');
+    if (math) container.replaceWith(math);
+    else container.remove();
+  }
+}
+
+/**
+ * The article as Readability finds it (the element itself, not serialised HTML, so text and
+ * markdown are produced without a second parse). Readability mutates the document: callers read
+ * everything else first. Null when Readability finds nothing.
+ */
+export function readabilityContent(document: Document): MainContent | null {
+  if (document.querySelector('mjx-container')) keepMathJaxFormulas(document);
+  const reader = new Readability<Element>(document, { serializer: (el) => el as Element, charThreshold: 500 });
+  const article = reader.parse();
+  if (!article?.content) return null;
+  return {
+    element: article.content,
+    meta: { title: article.title, byline: article.byline, excerpt: article.excerpt, siteName: article.siteName, publishedTime: article.publishedTime, lang: article.lang },
+  };
+}
+
+/** Page chrome that is never main content (the brief's list, plus its ARIA spellings). */
+const CHROME = 'nav, footer, aside, dialog, [role="navigation"], [role="contentinfo"], [role="complementary"], [role="dialog"]';
+
+/**
+ * Fallback for pages where Readability finds nothing useful (short pages, listings, home pages):
+ * the body without navigation, footers, asides and hidden nodes, or the whole body if that leaves
+ * no text. (Scripts, styles, templates are gone since prepareHtml; noscript is skipped as text.)
+ */
+export function fallbackContent(document: Document): Element {
+  const body = document.body ?? document.documentElement;
+  const trimmed = body.cloneNode(true) as Element;
+  for (const el of Array.from(trimmed.querySelectorAll(`${CHROME}, noscript, [hidden], [aria-hidden], [style]`))) {
+    if (el.matches('[aria-hidden], [style], [hidden]') && !isHidden(el)) continue;
+    el.remove();
+  }
+  return /\S/.test(trimmed.textContent ?? '') ? trimmed : body;
+}

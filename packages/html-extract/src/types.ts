@@ -1,0 +1,56 @@
+export interface PageLink {
+  text: string;
+  url: string;
+  type: 'internal' | 'external' | 'mailto' | 'tel';
+}
+
+export interface PageImage {
+  url: string;
+  alt: string;
+}
+
+export interface PageMeta {
+  title: string;
+  description: string;
+  language?: string;
+  canonical_url?: string;
+  site_name?: string;
+  author?: string;
+  published_time?: string;
+  modified_time?: string;
+  keywords?: string[];
+  favicon?: string;
+  og_image?: string;
+  og?: Record<string, string>;
+  twitter?: Record<string, string>;
+  json_ld?: unknown[];
+  [key: string]: unknown;
+}
+
+export interface PageExtraction {
+  title: string;
+  text: string;
+  markdown?: string;
+  meta: PageMeta;
+  links: PageLink[];
+  images: PageImage[];
+  /** How the main content was found: Readability, or the whole-page fallback. */
+  contentSource: 'readability' | 'fallback';
+}
+
+export interface ExtractOptions {
+  markdown: boolean;
+  /** Checked between phases; the caller's thread budget is the hard stop. */
+  timeBudgetMs?: number;
+}
+
+export class ExtractionTimeoutError extends Error {
+  constructor(
+    readonly budgetMs: number,
+    /** The phase that ended past the budget. */
+    readonly phase: string,
+  ) {
+    super(`page extraction exceeded its ${budgetMs} ms budget (after ${phase})`);
+    this.name = 'ExtractionTimeoutError';
+  }
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseHTML } from 'linkedom';
+import { ExtractionTimeoutError, extractPage, extractText, plainText } from '../src/index.js';
+import { article, page } from './fixtures.js';
+
+describe('main content', () => {
+  it('falls back to the page when Readability finds nothing on a short page', () => {
+    // Readability drops a heading that repeats the title, and then has no article at all.
+    const out = extractPage(page('<nav><a href="/">Home</a></nav><div><h1>Welcome home</h1></div><footer>Footer links</footer>', '<title>Welcome home</title>'), 'https://example.com/');
+    expect(out.contentSource).toBe('fallback');
+    expect(out.text).toBe('Welcome home');
+    expect(out.meta.title).toBe('Welcome home');
+  });
+
+  it('keeps the whole body when dropping page chrome would leave nothing', () => {
+    const out = extractPage(page('<div><aside>Opening hours: nine to five</aside></div>', '<title>Hours</title>'), 'https://example.com/');
+    expect(out.text).toBe('Opening hours: nine to five');
+  });
+
+  it('keeps every item of a listing page', () => {
+    const items = Array.from({ length: 40 }, (_, i) => `<div class="teaser"><a href="/story/${i}">Headline number ${i}</a><span>Brief ${i}</span></div>`).join('');
+    const out = extractPage(page(`<header><a href="/">Site</a></header><main>${items}</main><footer>Copyright notice</footer>`), 'https://example.com/');
+    expect(out.text).toContain('Headline number 0');
+    expect(out.text).toContain('Headline number 39');
+    expect(out.text).not.toContain('Copyright notice');
+  });
+
+  it('leaves hidden nodes, navigation and asides out of the fallback', () => {
+    const out = extractPage(
+      page('<nav>Menu entries</nav><div><p>Visible words.</p><p style="display: none">Invisible words</p><p hidden>Hidden words</p><div aria-hidden="true">Aria hidden</div></div><aside>Related</aside>'),
+      'https://example.com/',
+    );
+    expect(out.text).toBe('Visible words.');
+  });
+
+  it('never returns script or style text', () => {
+    const out = extractPage(
+      page(`<style>.x{color:red}</style><script>var secret = "do not show <!-- ";</script><article>${article(3)}<noscript>enable js</noscript><template><p>template text</p></template></article><svg><text>svg label</text></svg>`),
+      'https://example.com/',
+      { markdown: true },
+    );
+    for (const output of [out.text, out.markdown ?? '']) expect(output).not.toMatch(/color:red|do not show|enable js|template text|svg label/);
+    expect(out.text).toContain('Paragraph 2 of a long enough');
+  });
+
+  it('reads documents that omit <html>, <head> and <body>, and content after </body>', () => {
+    const out = extractPage('<!doctype html><title>Bare page</title><meta name="description" content="Bare."><p>First paragraph.<p>Second paragraph.', 'https://example.com/');
+    expect(out.text).toBe('First paragraph.\n\nSecond paragraph.');
+    expect(out.meta).toMatchObject({ title: 'Bare page', description: 'Bare.' });
+    const trailing = extractPage(page('<p>Inside the body.</p>').replace('</html>', '<p>After the body.</p></html>'), 'https://example.com/');
+    expect(trailing.text).toBe('Inside the body.\n\nAfter the body.');
+  });
+
+  it('survives pathological nesting in linear time, keeping the text', () => {
+    const deep = page(`<p>Intro text.</p>${'<div>'.repeat(20_000)}<span>Deep text.</span>${'</div>'.repeat(20_000)}`);
+    const started = performance.now();
+    const out = extractPage(deep, 'https://example.com/', { markdown: true });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(out.text).toBe('Intro text.\n\nDeep text.');
+    expect(out.markdown).toContain('Deep text.');
+  });
+
+  it('extractText gives the same text as extractPage', () => {
+    const html = page(`<article><h2>Heading</h2>${article(4)}</article>`);
+    expect(extractText(html)).toBe(extractPage(html, 'https://example.com/').text);
+  });
+
+  it('stops with ExtractionTimeoutError when the time budget is spent', () => {
+    const html = page(`<article>${article(3000)}</article>`);
+    expect(() => extractPage(html, 'https://example.com/', { markdown: true, timeBudgetMs: 1 })).toThrow(ExtractionTimeoutError);
+    expect(() => extractPage(html, 'https://example.com/', { markdown: true, timeBudgetMs: 1 })).toThrow(/1 ms budget/);
+  });
+});
+
+describe('plain text', () => {
+  const textOf = (body: string) => plainText(parseHTML(page(`<div id="root">${body}</div>`)).document.getElementById('root') as unknown as Element);
+
+  it('puts blocks in paragraphs, headings and list items on their own lines, and collapses whitespace', () => {
+    expect(textOf('<h1>Title</h1><p>Some   text\n   across\tlines<br>next line</p><ul><li>one</li><li>two <b>bold</b></li></ul><p>a<br><br>b</p>')).toBe(
+      'Title\n\nSome text across lines\nnext line\n\none\ntwo bold\n\na\n\nb',
+    );
+  });
+
+  it('keeps preformatted text as it is and separates table cells with tabs', () => {
+    expect(textOf('<pre>\n  code\n    indented\n</pre><table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td> 2 </td></tr></table>')).toBe('  code\n    indented\n\nA\tB\n1\t2');
+  });
+
+  it('joins inline elements without inventing spaces', () => {
+    expect(textOf('<p>Hel<b>lo</b> <a href="#">wor</a>ld<img src="x.png" alt="alt"></p>')).toBe('Hello world');
+  });
+});

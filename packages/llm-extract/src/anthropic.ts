@@ -1,0 +1,85 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { LlmError, TIMED_OUT, UNREACHABLE, isRetryableStatus, reasonForStatus } from './llm-error.js';
+import { parseJsonObject } from './json-object.js';
+import { repairInstruction, TOOL_NAME, type ModelAnswer, type ModelCall } from './model-call.js';
+import { systemPrompt } from './prompt.js';
+
+type MessageParam = Anthropic.MessageParam;
+
+/** The conversation: the page message, and for a repair the previous answer and what was wrong. */
+function messagesFor(call: ModelCall): MessageParam[] {
+  const messages: MessageParam[] = [{ role: 'user', content: call.userMessage }];
+  const repair = call.repair;
+  if (!repair) return messages;
+  const feedback = repairInstruction(repair.problems, 'tool');
+  if (repair.previous.toolUseId) {
+    messages.push(
+      { role: 'assistant', content: [{ type: 'tool_use', id: repair.previous.toolUseId, name: TOOL_NAME, input: repair.previous.output }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: repair.previous.toolUseId, is_error: true, content: feedback }] },
+    );
+  } else {
+    messages.push({ role: 'assistant', content: repair.previous.raw }, { role: 'user', content: feedback });
+  }
+  return messages;
+}
+
+function failureFromSdk(err: unknown): LlmError {
+  if (err instanceof Anthropic.APIConnectionTimeoutError) return new LlmError(TIMED_OUT, { retryable: true });
+  if (err instanceof Anthropic.APIError && typeof err.status === 'number') {
+    return new LlmError(reasonForStatus(err.status), { retryable: isRetryableStatus(err.status), status: err.status });
+  }
+  // An APIError without a status is a connection failure (APIConnectionError).
+  if (err instanceof Anthropic.APIError) return new LlmError(UNREACHABLE, { retryable: true });
+  // Refused by the SDK before sending; its message is not ours to show (it may quote options).
+  return new LlmError('the language-model request could not be made');
+}
+
+/**
+ * Anthropic through its SDK (pinned at 1.12: API version 2026-10-21, Bearer auth, and no
+ * temperature/top_p/top_k, which that version rejects). A forced tool whose input schema is the
+ * caller's schema makes the answer a JSON object. The SDK's retries (408/409/429/5xx/529,
+ * connection errors, timeouts, retry-after honoured) are the only retry layer for this provider.
+ */
+export async function callAnthropic(call: ModelCall): Promise<ModelAnswer> {
+  let message: Anthropic.Message;
+  try {
+    const client = new Anthropic({ apiKey: call.apiKey, baseURL: call.baseUrl, timeout: call.timeoutMs, maxRetries: call.maxRetries, fetch: call.fetch });
+    message = await client.messages.create({
+      model: call.model,
+      max_tokens: call.maxOutputTokens,
+      system: systemPrompt('tool'),
+      messages: messagesFor(call),
+      tools: [{ name: TOOL_NAME, description: 'Record the data extracted from the page as one JSON object.', input_schema: call.schema as Anthropic.Tool.InputSchema }],
+      tool_choice: { type: 'tool', name: TOOL_NAME },
+    });
+  } catch (err) {
+    throw failureFromSdk(err);
+  }
+  // The SDK does no runtime validation and hands back raw text for a non-JSON body.
+  if (!message || typeof message !== 'object' || !Array.isArray(message.content)) {
+    throw new LlmError('provider sent an unexpected answer');
+  }
+  const u = message.usage;
+  const usage = {
+    inputTokens: (u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0),
+    outputTokens: u?.output_tokens ?? 0,
+  };
+  const model = typeof message.model === 'string' ? message.model : call.model;
+  const fail = (reason: string) => new LlmError(reason, { usage });
+
+  if (message.stop_reason === 'refusal') throw fail('model refused the request');
+  // A tool call cut off by max_tokens may carry partial input that would look like a valid answer.
+  if (message.stop_reason === 'max_tokens' && message.content.some((b) => b.type === 'tool_use')) {
+    throw fail('model answer was cut off (max_tokens)');
+  }
+  const tool = message.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use' && b.name === TOOL_NAME);
+  if (tool) {
+    if (!tool.input || typeof tool.input !== 'object' || Array.isArray(tool.input)) throw fail('model returned malformed JSON');
+    return { output: tool.input as Record<string, unknown>, raw: JSON.stringify(tool.input), toolUseId: tool.id, usage, model };
+  }
+  // No tool call (the model answered in prose): accept a JSON object written as text.
+  const text = message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  const parsed = parseJsonObject(text);
+  if (parsed) return { output: parsed, raw: text, usage, model };
+  throw fail(message.stop_reason === 'max_tokens' ? 'model answer was cut off (max_tokens)' : 'model returned malformed JSON');
+}

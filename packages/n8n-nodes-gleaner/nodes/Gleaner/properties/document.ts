@@ -1,0 +1,83 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+const show = (operation: string[]) => ({ show: { resource: ['document'], operation } });
+
+const DOCUMENT_TYPES: Array<{ name: string; value: string }> = [
+	{ name: 'DOC', value: 'doc' },
+	{ name: 'DOCX', value: 'docx' },
+	{ name: 'HEIC', value: 'heic' },
+	{ name: 'JPEG', value: 'jpeg' },
+	{ name: 'JPG', value: 'jpg' },
+	{ name: 'PDF', value: 'pdf' },
+	{ name: 'PNG', value: 'png' },
+	{ name: 'TIF', value: 'tif' },
+	{ name: 'TIFF', value: 'tiff' },
+	{ name: 'TXT', value: 'txt' },
+];
+
+export const documentOperations: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['document'] } },
+		options: [
+			{
+				name: 'Get Status',
+				value: 'getStatus',
+				description: 'Read the state or result of an earlier parse by its request ID',
+				action: 'Get the status of a document parse',
+			},
+			{
+				name: 'Parse',
+				value: 'parse',
+				description: 'Turn a PDF, Word file, image (OCR) or text file into plain text or markdown',
+				action: 'Parse a document',
+			},
+		],
+		default: 'parse',
+	},
+];
+
+export const documentFields: INodeProperties[] = [
+	{
+		displayName: 'URL',
+		name: 'url',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'https://example.com/report.pdf',
+		description: 'Where Gleaner downloads the document from (http or https)',
+		displayOptions: show(['parse']),
+	},
+	{
+		displayName: 'Type',
+		name: 'documentType',
+		type: 'options',
+		options: DOCUMENT_TYPES,
+		default: 'pdf',
+		description: "The document's declared type; Gleaner detects the real kind from the file's bytes",
+		displayOptions: show(['parse']),
+	},
+	{
+		displayName: 'Output',
+		name: 'documentOutput',
+		type: 'options',
+		options: [
+			{ name: 'Markdown', value: 'markdown' },
+			{ name: 'Plain Text', value: 'plain' },
+		],
+		default: 'plain',
+		displayOptions: show(['parse']),
+	},
+	{
+		displayName: 'Request ID',
+		name: 'requestId',
+		type: 'string',
+		required: true,
+		default: '',
+		description: 'The requestId a parse answered with',
+		displayOptions: show(['getStatus']),
+	},
+];

@@ -1,0 +1,35 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** Shown for the submitting operations: how long the node follows a request the service answered 202. */
+const submitting = { resource: ['webPage', 'document'], operation: ['scrape', 'parse'] };
+
+export const waitFields: INodeProperties[] = [
+	{
+		displayName: 'Wait for Result',
+		name: 'waitForResult',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether to keep polling when Gleaner answers that the request is still processing (it does after 20 seconds), so the node outputs the final result',
+		displayOptions: { show: submitting },
+	},
+	{
+		displayName: 'Max Wait (Seconds)',
+		name: 'maxWaitSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 300,
+		description:
+			'How long to keep polling after the processing answer. When it runs out, the node outputs the processing answer with wait_timed_out set to true.',
+		displayOptions: { show: { ...submitting, waitForResult: [true] } },
+	},
+	{
+		displayName: 'Poll Interval (Seconds)',
+		name: 'pollIntervalSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 5,
+		description: 'Time between two reads of the status endpoint. Each read counts against the API key\'s rate limit.',
+		displayOptions: { show: { ...submitting, waitForResult: [true] } },
+	},
+];

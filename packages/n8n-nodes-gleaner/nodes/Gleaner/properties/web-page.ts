@@ -1,0 +1,105 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+const show = (operation: string[]) => ({ show: { resource: ['webPage'], operation } });
+
+export const webPageOperations: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['webPage'] } },
+		options: [
+			{
+				name: 'Get Status',
+				value: 'getStatus',
+				description: 'Read the state or result of an earlier scrape by its request ID',
+				action: 'Get the status of a scrape',
+			},
+			{
+				name: 'Scrape',
+				value: 'scrape',
+				description: 'Turn a web page into clean text or markdown, optionally extracting data with an LLM',
+				action: 'Scrape a web page',
+			},
+		],
+		default: 'scrape',
+	},
+];
+
+export const webPageFields: INodeProperties[] = [
+	{
+		displayName: 'URL',
+		name: 'url',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'https://example.com/article',
+		description: 'The page to scrape (http or https)',
+		displayOptions: show(['scrape']),
+	},
+	{
+		displayName: 'Mode',
+		name: 'mode',
+		type: 'options',
+		options: [
+			{ name: 'Basic', value: 'basic', description: 'Text, metadata, links and images of the page' },
+			{
+				name: 'LLM',
+				value: 'llm',
+				description: 'Also run a prompt over the page with one of your registered language-model keys',
+			},
+		],
+		default: 'basic',
+		displayOptions: show(['scrape']),
+	},
+	{
+		displayName: 'Output Type',
+		name: 'outputType',
+		type: 'options',
+		options: [
+			{ name: 'Markdown', value: 'markdown', description: 'Plain text plus a markdown rendering' },
+			{ name: 'Plain Text', value: 'plaintext' },
+		],
+		default: 'plaintext',
+		displayOptions: show(['scrape']),
+	},
+	{
+		displayName: 'Prompt',
+		name: 'prompt',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		required: true,
+		default: '',
+		placeholder: 'List the product name, price and availability',
+		description: 'What the language model should extract from the page',
+		displayOptions: { show: { resource: ['webPage'], operation: ['scrape'], mode: ['llm'] } },
+	},
+	{
+		displayName: 'LLM Key ID',
+		name: 'llmKeyId',
+		type: 'string',
+		default: '',
+		description:
+			'Which registered language-model key to use (GET /account/llm-keys); empty uses the most recently added one',
+		displayOptions: { show: { resource: ['webPage'], operation: ['scrape'], mode: ['llm'] } },
+	},
+	{
+		displayName: 'Use Cache',
+		name: 'useCache',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to return the most recent result for this URL from the last 15 days instead of scraping again. The other fields are then ignored, and the node fails when there is no cached result.',
+		displayOptions: show(['scrape']),
+	},
+	{
+		displayName: 'Request ID',
+		name: 'requestId',
+		type: 'string',
+		required: true,
+		default: '',
+		description: 'The request_id a scrape answered with',
+		displayOptions: show(['getStatus']),
+	},
+];

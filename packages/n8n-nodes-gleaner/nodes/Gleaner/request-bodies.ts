@@ -1,0 +1,26 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+/** `POST /web-scrapper/` body from the node's parameters for item `i`. */
+export function scrapeRequestBody(ctx: IExecuteFunctions, i: number): IDataObject {
+	const url = (ctx.getNodeParameter('url', i) as string).trim();
+	// The service ignores every other field when use_cache is set; sending only the URL says so.
+	if (ctx.getNodeParameter('useCache', i) as boolean) return { url, use_cache: true };
+
+	const body: IDataObject = { url, output_type: ctx.getNodeParameter('outputType', i) as string };
+	if ((ctx.getNodeParameter('mode', i) as string) === 'llm') {
+		body.use_llm = true;
+		body.prompt = ctx.getNodeParameter('prompt', i) as string;
+		const llmKeyId = (ctx.getNodeParameter('llmKeyId', i, '') as string).trim();
+		if (llmKeyId) body.llm_key_id = llmKeyId;
+	}
+	return body;
+}
+
+/** `POST /documents/parse` body from the node's parameters for item `i`. */
+export function parseRequestBody(ctx: IExecuteFunctions, i: number): IDataObject {
+	return {
+		url: (ctx.getNodeParameter('url', i) as string).trim(),
+		type: ctx.getNodeParameter('documentType', i) as string,
+		output: ctx.getNodeParameter('documentOutput', i) as string,
+	};
+}

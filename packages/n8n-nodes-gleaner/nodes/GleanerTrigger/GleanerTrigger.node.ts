@@ -1,0 +1,152 @@
+import type {
+	IDataObject,
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { CREDENTIAL_NAME } from '../shared/gleaner-request.js';
+import { listSubscriptions, sameFamilies, subscribe, unsubscribe } from './subscriptions.js';
+import { SECRET_KEY, verifyWithAccountSecret } from './webhook-secret.js';
+import { isFresh, parseSignatureHeader, rawBodyOf } from './webhook-signature.js';
+
+/** Key of the service's subscription id in the node's static data. */
+const SUBSCRIPTION_KEY = 'webhookId';
+
+export class GleanerTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Gleaner Trigger',
+		name: 'gleanerTrigger',
+		icon: { light: 'file:../../icons/gleaner.svg', dark: 'file:../../icons/gleaner.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["families"].join(", ")}}',
+		description: 'Starts the workflow when a Gleaner scrape or document parse finishes',
+		defaults: { name: 'Gleaner Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: CREDENTIAL_NAME, required: true }],
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		properties: [
+			{
+				displayName: 'Families',
+				name: 'families',
+				type: 'multiOptions',
+				required: true,
+				options: [
+					{ name: 'Document Parse', value: 'parse', description: 'POST /documents/parse requests' },
+					{ name: 'Scrape', value: 'scrape', description: 'POST /web-scrapper/ requests' },
+					{ name: 'Scrape V1 (Deprecated)', value: 'scrape-v1', description: 'POST /v1/llm-web-scrapper requests' },
+				],
+				default: ['scrape', 'scrape-v1', 'parse'],
+				description: 'Which requests of the account start the workflow when they complete or fail',
+			},
+		],
+	};
+
+	/**
+	 * The trigger subscribes this node's webhook URL to the account's finished requests
+	 * (`/account/webhooks`, key scope `account`) and keeps the subscription id in static data.
+	 */
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				const url = webhookUrl(this);
+				const families = selectedFamilies(this);
+				const data = this.getWorkflowStaticData('node');
+				const forThisUrl = (await listSubscriptions(this)).filter((s) => s.url === url);
+				const keep =
+					forThisUrl.find((s) => s.id === data[SUBSCRIPTION_KEY] && sameFamilies(s.families, families)) ??
+					forThisUrl.find((s) => sameFamilies(s.families, families));
+				// The URL is unique to this node, so any other subscription to it is a leftover
+				// (other families chosen before, or a duplicate) that would deliver twice or wrongly.
+				for (const stale of forThisUrl.filter((s) => s !== keep)) await unsubscribe(this, stale.id);
+				if (!keep) {
+					delete data[SUBSCRIPTION_KEY];
+					return false;
+				}
+				data[SUBSCRIPTION_KEY] = keep.id;
+				return true;
+			},
+
+			async create(this: IHookFunctions): Promise<boolean> {
+				const subscription = await subscribe(this, webhookUrl(this), selectedFamilies(this));
+				this.getWorkflowStaticData('node')[SUBSCRIPTION_KEY] = subscription.id;
+				return true;
+			},
+
+			async delete(this: IHookFunctions): Promise<boolean> {
+				const data = this.getWorkflowStaticData('node');
+				const id = data[SUBSCRIPTION_KEY];
+				if (typeof id === 'string' && (await unsubscribe(this, id)) === 'missing') {
+					this.logger.info(`Gleaner webhook subscription ${id} was already gone`);
+				}
+				delete data[SUBSCRIPTION_KEY];
+				delete data[SECRET_KEY];
+				return true;
+			},
+		},
+	};
+
+	/**
+	 * Starts the workflow only for deliveries signed with the account's webhook secret and dated
+	 * within 5 minutes. Anything else is answered 401 and starts nothing; the service does not
+	 * retry a 4xx answer. When the secret cannot be fetched the answer is 503, which it retries.
+	 */
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const headers = this.getHeaderData();
+		const body = this.getBodyData();
+		const signature = parseSignatureHeader(headerValue(headers['x-webhook-signature']));
+		if (!signature) return refuse(this, 401, 'missing or malformed X-Webhook-Signature');
+		if (!isFresh(signature, Math.floor(Date.now() / 1000))) {
+			return refuse(this, 401, 'signature timestamp is more than 5 minutes from now');
+		}
+
+		const { rawBody } = this.getRequestObject() as unknown as { rawBody?: unknown };
+		let valid: boolean;
+		try {
+			valid = await verifyWithAccountSecret(this, signature, rawBodyOf(rawBody, body));
+		} catch (error) {
+			this.logger.warn(`Gleaner Trigger could not fetch the webhook secret: ${(error as Error).message}`);
+			return refuse(this, 503, 'webhook secret unavailable, retry later');
+		}
+		if (!valid) return refuse(this, 401, 'signature does not match');
+
+		const delivery: IDataObject = {
+			request_id: headerValue(headers['x-request-id']) ?? null,
+			delivery_id: headerValue(headers['x-webhook-delivery']) ?? null,
+			attempt: Number(headerValue(headers['x-webhook-attempt'])) || null,
+		};
+		return { workflowData: [[{ json: { ...body, delivery } }]] };
+	}
+}
+
+function webhookUrl(ctx: IHookFunctions): string {
+	const url = ctx.getNodeWebhookUrl('default');
+	if (!url) throw new NodeOperationError(ctx.getNode(), 'n8n did not provide a webhook URL for this node');
+	return url;
+}
+
+function selectedFamilies(ctx: IHookFunctions): string[] {
+	const families = ctx.getNodeParameter('families', []) as string[];
+	if (families.length === 0) throw new NodeOperationError(ctx.getNode(), 'Choose at least one family');
+	return families;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+	return Array.isArray(value) ? value[0] : value;
+}
+
+/** Answers the request here (n8n sends nothing itself) so the status code reaches the sender. */
+function refuse(ctx: IWebhookFunctions, status: 401 | 503, reason: string): IWebhookResponseData {
+	if (status === 401) ctx.logger.warn(`Gleaner Trigger refused a delivery: ${reason}`);
+	const response = ctx.getResponseObject();
+	response.writeHead(status, {
+		'content-type': 'application/json',
+		...(status === 503 ? { 'retry-after': '60' } : {}),
+	});
+	response.end(JSON.stringify({ error: reason }));
+	return { noWebhookResponse: true };
+}

@@ -1,0 +1,192 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { INodeParameters } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+import { Gleaner } from '../nodes/Gleaner/Gleaner.node.js';
+import { FakeGleaner } from './support/fake-gleaner.js';
+import { createExecuteContext, type ExecuteSetup } from './support/n8n-context.js';
+
+const node = new Gleaner();
+let fake: FakeGleaner;
+
+beforeEach(async () => {
+	fake = await FakeGleaner.start('gk_exec');
+});
+afterEach(() => fake.close());
+
+function run(parameters: INodeParameters, extra: Partial<ExecuteSetup> = {}) {
+	const { ctx, calls } = createExecuteContext({
+		description: node.description,
+		credentials: { baseUrl: fake.url, apiKey: 'gk_exec' },
+		parameters,
+		...extra,
+	});
+	return { result: node.execute.call(ctx), calls };
+}
+
+const scrapeParams = (extra: INodeParameters = {}): INodeParameters => ({
+	resource: 'webPage',
+	operation: 'scrape',
+	url: 'https://example.com/a',
+	...extra,
+});
+
+const basicResult = {
+	request_id: '0190a1b2-0000-7000-8000-000000000001',
+	url: 'https://example.com/a',
+	status: 'completed',
+	timestamp: 1_700_000_000,
+	text_content: 'Hello world',
+	markdown_content: '# Hello\n\nworld',
+	meta: { title: 'Hello' },
+	links: [],
+	images: [],
+};
+
+describe('scrape', () => {
+	it('sends a basic scrape with the key and returns the answer as one paired item', async () => {
+		fake.on('POST', '/web-scrapper/', { status: 200, body: basicResult });
+		const { result, calls } = run(scrapeParams({ outputType: 'markdown' }));
+		const [[item], ...rest] = await result;
+		expect(rest).toEqual([]);
+		expect(item).toEqual({ json: basicResult, pairedItem: { item: 0 } });
+		const [sent] = fake.requestsTo('POST', '/web-scrapper/');
+		expect(sent.headers['x-api-key']).toBe('gk_exec');
+		expect(sent.body).toEqual({ url: 'https://example.com/a', output_type: 'markdown' });
+		expect(calls.map((c) => c.credentialsType)).toEqual(['gleanerApi']);
+	});
+
+	it('sends the prompt and the chosen LLM key in LLM mode', async () => {
+		const llmResult = { ...basicResult, content: { text: 'Hello world', meta: {}, links: [], images: [] }, llm_output: { price: 3 } };
+		fake.on('POST', '/web-scrapper/', { status: 200, body: llmResult });
+		const { result } = run(scrapeParams({ mode: 'llm', prompt: 'Find the price', llmKeyId: ' lk_1 ' }));
+		const [[item]] = await result;
+		expect(item.json.llm_output).toEqual({ price: 3 });
+		expect(fake.requestsTo('POST', '/web-scrapper/')[0].body).toEqual({
+			url: 'https://example.com/a',
+			output_type: 'plaintext',
+			use_llm: true,
+			prompt: 'Find the price',
+			llm_key_id: 'lk_1',
+		});
+	});
+
+	it('asks only for the cached result when Use Cache is on', async () => {
+		fake.on('POST', '/web-scrapper/', { status: 200, body: { ...basicResult, cached: true } });
+		const { result } = run(scrapeParams({ useCache: true, mode: 'llm', prompt: 'ignored' }));
+		const [[item]] = await result;
+		expect(item.json.cached).toBe(true);
+		expect(fake.requestsTo('POST', '/web-scrapper/')[0].body).toEqual({ url: 'https://example.com/a', use_cache: true });
+	});
+});
+
+describe('following a 202', () => {
+	const accepted = { request_id: 'req-7', url: 'https://example.com/a', status: 'processing', message: 'Request is still processing.' };
+	const processing = { request_id: 'req-7', url: 'https://example.com/a', status: 'processing', timestamp: 1 };
+	const fast = { maxWaitSeconds: 5, pollIntervalSeconds: 0.05 };
+
+	it('polls the status endpoint until the scrape completes', async () => {
+		const completed = { ...processing, status: 'completed', content: { text: 'done', meta: {}, links: [], images: [] } };
+		fake.on('POST', '/web-scrapper/', { status: 202, body: accepted });
+		fake.on('GET', '/web-scrapper/req-7', { status: 200, body: processing }, { status: 200, body: processing }, { status: 200, body: completed });
+		const [[item]] = await run(scrapeParams(fast)).result;
+		expect(item.json).toEqual(completed);
+		expect(fake.requestsTo('GET', '/web-scrapper/req-7')).toHaveLength(3);
+	});
+
+	it('polls the document status endpoint until the parse completes', async () => {
+		const done = { requestId: 'doc-1', status: 'COMPLETED', type: 'pdf', createdAt: 1, data: 'Page one' };
+		fake.on('POST', '/documents/parse', { status: 202, body: { requestId: 'doc-1', status: 'PROCESSING', message: 'later' } });
+		fake.on('GET', '/documents/status/doc-1', { status: 200, body: { requestId: 'doc-1', status: 'PROCESSING' } }, { status: 200, body: done });
+		const [[item]] = await run({ resource: 'document', operation: 'parse', url: 'https://example.com/r.pdf', documentOutput: 'markdown', ...fast }).result;
+		expect(item.json).toEqual(done);
+		expect(fake.requestsTo('POST', '/documents/parse')[0].body).toEqual({ url: 'https://example.com/r.pdf', type: 'pdf', output: 'markdown' });
+	});
+
+	it('waits out a rate limit answer while polling', async () => {
+		const completed = { ...processing, status: 'completed', content: { text: 'done' } };
+		fake.on('POST', '/web-scrapper/', { status: 202, body: accepted });
+		fake.on('GET', '/web-scrapper/req-7', { status: 429, body: { error: 'E429: Rate limit exceeded' }, headers: { 'retry-after': '0' } }, { status: 200, body: completed });
+		const [[item]] = await run(scrapeParams(fast)).result;
+		expect(item.json.status).toBe('completed');
+	});
+
+	it('turns a request that failed while polled into an error', async () => {
+		fake.on('POST', '/web-scrapper/', { status: 202, body: accepted });
+		fake.on('GET', '/web-scrapper/req-7', { status: 200, body: { ...processing, status: 'failed', error: 'E008: target answered HTTP 404' } });
+		const error = await run(scrapeParams(fast)).result.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect((error as NodeApiError).message).toBe('E008: target answered HTTP 404');
+	});
+
+	it('returns the processing answer flagged when the budget runs out, after a last poll at the deadline', async () => {
+		fake.on('POST', '/web-scrapper/', { status: 202, body: accepted });
+		fake.on('GET', '/web-scrapper/req-7', { status: 200, body: processing });
+		const started = Date.now();
+		// An interval longer than the budget: the only poll is the one at the deadline.
+		const [[item]] = await run(scrapeParams({ maxWaitSeconds: 0.3, pollIntervalSeconds: 1 })).result;
+		const elapsed = Date.now() - started;
+		expect(item.json).toEqual({ ...processing, wait_timed_out: true });
+		expect(elapsed).toBeGreaterThanOrEqual(300);
+		expect(elapsed).toBeLessThan(900);
+		expect(fake.requestsTo('GET', '/web-scrapper/req-7')).toHaveLength(1);
+	});
+
+	it('returns the 202 answer without polling when told not to wait', async () => {
+		fake.on('POST', '/web-scrapper/', { status: 202, body: accepted });
+		const [[item]] = await run(scrapeParams({ waitForResult: false })).result;
+		expect(item.json).toEqual(accepted);
+		expect(fake.requestsTo('GET', '/web-scrapper/req-7')).toHaveLength(0);
+	});
+});
+
+describe('status reads', () => {
+	it('reads a scrape record, failed ones included', async () => {
+		const failed = { request_id: 'r/1', url: 'u', status: 'failed', timestamp: 2, error: 'E008: boom' };
+		fake.on('GET', '/web-scrapper/r%2F1', { status: 200, body: failed });
+		const [[item]] = await run({ resource: 'webPage', operation: 'getStatus', requestId: ' r/1 ' }).result;
+		expect(item.json).toEqual(failed);
+	});
+
+	it('reports an unknown document id with the service code', async () => {
+		fake.on('GET', '/documents/status/nope', { status: 404, body: { error: '404-001: Request ID not found', details: [] } });
+		const error = (await run({ resource: 'document', operation: 'getStatus', requestId: 'nope' }).result.catch((e: unknown) => e)) as NodeApiError;
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toBe('404-001: Request ID not found');
+		expect(error.httpCode).toBe('404');
+	});
+});
+
+describe('errors', () => {
+	it('throws the service error with its code, HTTP status and details', async () => {
+		fake.on('POST', '/documents/parse', { status: 400, body: { error: '400-002: Invalid URL format', details: ['host is not public'] } });
+		const error = (await run({ resource: 'document', operation: 'parse', url: 'http://10.0.0.1/x.pdf' }).result.catch((e: unknown) => e)) as NodeApiError;
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toBe('400-002: Invalid URL format');
+		expect(error.description).toBe('host is not public');
+		expect(error.httpCode).toBe('400');
+		expect(error.context.itemIndex).toBe(0);
+	});
+
+	it('with Continue On Fail, outputs the error for the failing item and carries on', async () => {
+		fake.on('POST', '/web-scrapper/', { status: 400, body: { error: 'E003: URL must be http or https' } }, { status: 200, body: basicResult });
+		const [items] = await run(scrapeParams(), {
+			continueOnFail: true,
+			items: [{ json: {}, params: { url: 'ftp://example.com' } }, { json: {} }],
+		}).result;
+		expect(items).toEqual([
+			{ json: { error: 'E003: URL must be http or https' }, pairedItem: { item: 0 } },
+			{ json: basicResult, pairedItem: { item: 1 } },
+		]);
+		expect(fake.requestsTo('POST', '/web-scrapper/').map((r) => (r.body as { url: string }).url)).toEqual(['ftp://example.com', 'https://example.com/a']);
+	});
+
+	it('reports an unreachable service as an API error', async () => {
+		const { ctx } = createExecuteContext({
+			description: node.description,
+			credentials: { baseUrl: 'http://127.0.0.1:9', apiKey: 'gk_exec' },
+			parameters: scrapeParams(),
+		});
+		const error = await node.execute.call(ctx).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(NodeApiError);
+	});
+});

@@ -1,0 +1,62 @@
+import Joi from 'joi';
+import { localSecret } from './local-secret.js';
+
+/** Environment entries every service reads (INTERFACE.md: names are fixed). */
+export const commonEnvSchema = {
+  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
+  GLEANER_REDIS_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_.-]+$/).default('gleaner'),
+  NODE_ENV: Joi.string().valid('production', 'development', 'test').default('production'),
+  LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly').default('info'),
+  GLEANER_ALLOW_PRIVATE_NETWORKS: Joi.boolean().truthy('1').falsy('0').default(false),
+  /** Unset: the secret kept in GLEANER_SECRET_FILE is used, generated there on first boot. */
+  GLEANER_SECRET: Joi.string().min(16),
+  GLEANER_SECRET_FILE: Joi.string(),
+  SHUTDOWN_DEADLINE_MS: Joi.number().integer().min(100).default(10_000),
+  /** How long a worker holds a job before it counts as stalled (its lock is renewed while alive). */
+  WORKER_LOCK_DURATION_MS: Joi.number().integer().min(1_000).default(30_000),
+  /** How often workers look for stalled jobs left by a dead worker. */
+  WORKER_STALLED_INTERVAL_MS: Joi.number().integer().min(500).default(15_000),
+};
+
+export class ConfigError extends Error {}
+
+/** `pnpm start` loads one configuration per service in one process: the fallback is announced once. */
+let secretFallbackAnnounced = false;
+
+function secretFromFile(file: string | undefined): string {
+  const { secret, created } = localSecret(file);
+  if (!secretFallbackAnnounced) {
+    secretFallbackAnnounced = true;
+    // Written before any logger exists, as a JSON line like the logs: other machines will not share this file.
+    const where = file ?? 'the .gleaner/secret file of this checkout';
+    const message = `GLEANER_SECRET is not set: using the secret ${created ? 'just generated in' : 'kept in'} ${where}; set GLEANER_SECRET when services run on more than one machine`;
+    process.stderr.write(`${JSON.stringify({ level: 'warn', message })}\n`);
+  }
+  return secret;
+}
+
+/**
+ * Validate the environment against a service's schema. Unknown variables are ignored (the
+ * environment is full of them); invalid ones fail loudly at boot with every problem listed.
+ */
+export function loadConfig<T>(schema: Joi.ObjectSchema, env: NodeJS.ProcessEnv = process.env): T {
+  const { value, error } = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
+  if (error) {
+    throw new ConfigError(`invalid configuration: ${error.details.map((d) => d.message).join('; ')}`);
+  }
+  if (schema.describe().keys?.GLEANER_SECRET && !value.GLEANER_SECRET) value.GLEANER_SECRET = secretFromFile(value.GLEANER_SECRET_FILE);
+  return value as T;
+}
+
+export interface CommonConfig {
+  REDIS_URL: string;
+  GLEANER_REDIS_PREFIX: string;
+  NODE_ENV: 'production' | 'development' | 'test';
+  LOG_LEVEL: string;
+  GLEANER_ALLOW_PRIVATE_NETWORKS: boolean;
+  GLEANER_SECRET: string;
+  GLEANER_SECRET_FILE?: string;
+  SHUTDOWN_DEADLINE_MS: number;
+  WORKER_LOCK_DURATION_MS: number;
+  WORKER_STALLED_INTERVAL_MS: number;
+}

@@ -1,0 +1,53 @@
+import type { Logger } from './logger.js';
+
+export interface ShutdownStep {
+  name: string;
+  run: () => Promise<unknown> | unknown;
+}
+
+/**
+ * Runs shutdown steps in order (unready, stop HTTP, close workers, close Redis), each bounded by
+ * what is left of one overall deadline, so a stuck step cannot keep the process alive.
+ */
+export async function shutdownInOrder(steps: ShutdownStep[], deadlineMs: number, logger: Logger): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  for (const step of steps) {
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      logger.warn('shutdown deadline reached', { skipped: step.name });
+      continue;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        Promise.resolve().then(step.run),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`timed out after ${left} ms`)), left);
+        }),
+      ]);
+    } catch (err) {
+      logger.warn('shutdown step failed', { step: step.name, error: (err as Error).message });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Installs SIGTERM/SIGINT handlers that run `stop` once, then exit. */
+export function exitOnSignals(stop: () => Promise<void>, logger: Logger): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    stop().then(
+      () => process.exit(0),
+      (err) => {
+        logger.error('shutdown failed', { error: err });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}

@@ -1,0 +1,154 @@
+import { Worker, parentPort, type ResourceLimits } from 'node:worker_threads';
+import os from 'node:os';
+
+/** Thrown when a task exceeds its time budget; the thread running it is terminated and replaced. */
+export class TaskTimeoutError extends Error {
+  constructor(readonly budgetMs: number) {
+    super(`task exceeded its time budget of ${budgetMs} ms`);
+    this.name = 'TaskTimeoutError';
+  }
+}
+
+/** An error thrown inside a thread, carried back with its name, message and own fields. */
+export class ThreadTaskError extends Error {
+  constructor(
+    readonly remoteName: string,
+    message: string,
+    readonly fields: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = remoteName;
+  }
+}
+
+interface TaskMessage { id: number; input: unknown }
+type ResultMessage =
+  | { id: number; ok: true; output: unknown }
+  | { id: number; ok: false; error: { name: string; message: string; fields: Record<string, unknown> } }
+  | { id: number; progress: unknown };
+
+interface PendingTask {
+  id: number;
+  input: unknown;
+  timeoutMs: number;
+  onProgress?: (p: unknown) => void;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
+
+interface Slot { worker: Worker; busy: PendingTask | null; timer: NodeJS.Timeout | null; ready: Promise<void> }
+
+export interface ThreadPoolOptions {
+  /** file URL of a module that calls `serveThreadTasks`. */
+  entry: URL;
+  size?: number;
+  resourceLimits?: ResourceLimits;
+}
+
+/**
+ * A fixed pool of worker threads for CPU-heavy work (HTML parsing, PDF, OCR preprocessing), so the
+ * event loop of a BullMQ worker stays free to renew job locks. Each task has a time budget: a
+ * thread that overruns it is terminated (the only way to stop synchronous work) and replaced.
+ */
+export class ThreadPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: PendingTask[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly options: ThreadPoolOptions) {
+    const size = options.size ?? Math.max(1, os.availableParallelism());
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  run<I, O>(input: I, timeoutMs: number, onProgress?: (p: unknown) => void): Promise<O> {
+    if (this.closed) return Promise.reject(new Error('thread pool is closed'));
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, input, timeoutMs, onProgress, resolve: resolve as (v: unknown) => void, reject });
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const task of this.queue.splice(0)) task.reject(new Error('thread pool is closed'));
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(new URL('./thread-boot.mjs', import.meta.url), {
+      workerData: { entry: this.options.entry.href },
+      resourceLimits: this.options.resourceLimits,
+    });
+    const slot: Slot = { worker, busy: null, timer: null, ready: Promise.resolve() };
+    worker.on('message', (msg: ResultMessage) => this.onMessage(slot, msg));
+    worker.on('error', (err) => this.onCrash(slot, err));
+    worker.on('exit', (code) => {
+      if (!this.closed && this.slots.includes(slot)) this.onCrash(slot, new Error(`worker thread exited with code ${code}`));
+    });
+    return slot;
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (slot.busy) continue;
+      const task = this.queue.shift();
+      if (!task) return;
+      slot.busy = task;
+      slot.timer = setTimeout(() => this.replace(slot, new TaskTimeoutError(task.timeoutMs)), task.timeoutMs);
+      slot.worker.postMessage({ id: task.id, input: task.input } satisfies TaskMessage);
+    }
+  }
+
+  private onMessage(slot: Slot, msg: ResultMessage): void {
+    const task = slot.busy;
+    if (!task || task.id !== msg.id) return;
+    if ('progress' in msg) {
+      task.onProgress?.(msg.progress);
+      return;
+    }
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.busy = null;
+    slot.timer = null;
+    if (msg.ok) task.resolve(msg.output);
+    else task.reject(new ThreadTaskError(msg.error.name, msg.error.message, msg.error.fields));
+    this.dispatch();
+  }
+
+  private onCrash(slot: Slot, err: Error): void {
+    this.replace(slot, err);
+  }
+
+  /** Fails the slot's task with `err`, terminates its thread and starts a fresh one. */
+  private replace(slot: Slot, err: Error): void {
+    const index = this.slots.indexOf(slot);
+    if (index === -1) return;
+    if (slot.timer) clearTimeout(slot.timer);
+    const task = slot.busy;
+    slot.busy = null;
+    this.slots.splice(index, 1);
+    void slot.worker.terminate();
+    if (!this.closed) this.slots.push(this.spawn());
+    task?.reject(err);
+    this.dispatch();
+  }
+}
+
+/** Called by a thread entry module: serves tasks posted by the pool with `handler`. */
+export function serveThreadTasks<I, O>(handler: (input: I, reportProgress: (p: unknown) => void) => Promise<O> | O): void {
+  const port = parentPort;
+  if (!port) throw new Error('serveThreadTasks must run inside a worker thread');
+  port.on('message', async (msg: TaskMessage) => {
+    try {
+      const output = await handler(msg.input as I, (progress) => port.postMessage({ id: msg.id, progress }));
+      port.postMessage({ id: msg.id, ok: true, output });
+    } catch (err) {
+      const e = err as Error & Record<string, unknown>;
+      const fields: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(e)) {
+        if (v === null || ['string', 'number', 'boolean'].includes(typeof v) || Array.isArray(v)) fields[k] = v;
+      }
+      port.postMessage({ id: msg.id, ok: false, error: { name: e?.name ?? 'Error', message: e?.message ?? String(err), fields } });
+    }
+  });
+}

@@ -1,0 +1,152 @@
+import { Queue, QueueEvents, Worker, UnrecoverableError, type ConnectionOptions, type Job, type WorkerOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import { createRedis, redisConnectionOptions, type Logger } from '@gleaner/platform';
+import { parsePayload, InvalidPayloadError, type QueueContract } from './contract.js';
+
+export interface QueueConnection {
+  redisUrl: string;
+  /** BullMQ key prefix; tests use their own so they never see each other's jobs. */
+  prefix: string;
+}
+
+/**
+ * Producer side of one queue: adds jobs (job id = request id) and waits on queue events for a job
+ * to finish, always with a ttl. The producer's Redis client fails fast, so an unreachable Redis
+ * turns into an error the caller maps to 503 instead of a request stuck in an offline queue.
+ */
+export class QueueProducer<P extends object, R> {
+  readonly queue: Queue;
+  private events: QueueEvents | null = null;
+  private readonly client: Redis;
+
+  constructor(
+    readonly contract: QueueContract<P, R>,
+    private readonly connection: QueueConnection,
+  ) {
+    this.client = createRedis(connection.redisUrl, 'producer', `producer:${contract.name}`);
+    this.queue = new Queue(contract.name, { connection: this.client, prefix: connection.prefix, defaultJobOptions: contract.jobOptions });
+    this.queue.on('error', () => undefined);
+  }
+
+  /** Lazily opens the blocking QueueEvents connection: only producers that wait need it. */
+  private queueEvents(): QueueEvents {
+    if (!this.events) {
+      this.events = new QueueEvents(this.contract.name, {
+        connection: redisConnectionOptions(this.connection.redisUrl, 'worker', `events:${this.contract.name}`) as ConnectionOptions,
+        prefix: this.connection.prefix,
+      });
+      this.events.on('error', () => undefined);
+    }
+    return this.events;
+  }
+
+  async ready(): Promise<void> {
+    await this.queueEvents().waitUntilReady();
+  }
+
+  async add(payload: P, jobId: string): Promise<Job> {
+    parsePayload(this.contract, payload);
+    return this.queue.add(this.contract.name, payload, { ...this.contract.jobOptions, jobId });
+  }
+
+  /**
+   * Resolves with the job's return value when it finishes inside `ttlMs`, 'failed' when it failed
+   * for good, or 'timeout'. Never rejects: a missing job or a lost connection is a timeout, which
+   * callers answer with 202 (the status endpoint is the main path, this wait a convenience).
+   *
+   * Not BullMQ's `job.waitUntilFinished`: its promise executor makes its own Redis call, and when
+   * Redis drops between the add and that call the rejection is left unhandled, which ends the
+   * gateway process (Node's default). Found by tests/chaos.test.ts.
+   */
+  waitForFinish(job: Job, ttlMs: number): Promise<{ outcome: 'completed'; value: R } | { outcome: 'failed' | 'timeout' }> {
+    type Outcome = { outcome: 'completed'; value: R } | { outcome: 'failed' | 'timeout' };
+    const events = this.queueEvents() as unknown as NodeJS.EventEmitter;
+    const jobId = String(job.id);
+    return new Promise<Outcome>((resolve) => {
+      const onCompleted = (args: { returnvalue: unknown }) => finish({ outcome: 'completed', value: args.returnvalue as R });
+      const onFailed = () => finish({ outcome: 'failed' });
+      const timer = setTimeout(() => finish({ outcome: 'timeout' }), ttlMs);
+      const finish = (outcome: Outcome) => {
+        clearTimeout(timer);
+        events.off(`completed:${jobId}`, onCompleted);
+        events.off(`failed:${jobId}`, onFailed);
+        resolve(outcome);
+      };
+      events.on(`completed:${jobId}`, onCompleted);
+      events.on(`failed:${jobId}`, onFailed);
+      // It may have finished before the listeners were attached: look once. An unreachable Redis
+      // is no answer; the events or the ttl decide.
+      this.finishedAlready(jobId).then((outcome) => outcome && finish(outcome), () => undefined);
+    });
+  }
+
+  private async finishedAlready(jobId: string): Promise<{ outcome: 'completed'; value: R } | { outcome: 'failed' } | null> {
+    // Like BullMQ: look only once the event stream is being read, so no event falls in between.
+    await this.queueEvents().waitUntilReady();
+    const state = await this.queue.getJobState(jobId);
+    if (state === 'failed') return { outcome: 'failed' };
+    if (state !== 'completed') return null;
+    const finished = await this.queue.getJob(jobId);
+    return finished ? { outcome: 'completed', value: finished.returnvalue as R } : null;
+  }
+
+  async close(): Promise<void> {
+    await this.events?.close();
+    await this.queue.close();
+    this.client.disconnect();
+  }
+}
+
+export type Processor<P, R> = (payload: P, job: Job<P>) => Promise<R>;
+
+export interface QueueWorkerOptions {
+  concurrency: number;
+  logger: Logger;
+  lockDuration?: number;
+  stalledInterval?: number;
+  settings?: WorkerOptions['settings'];
+  limiter?: WorkerOptions['limiter'];
+}
+
+/** Consumer side: validates every payload before the processor sees it. */
+export function createQueueWorker<P extends object, R>(
+  contract: QueueContract<P, R>,
+  connection: QueueConnection,
+  processor: Processor<P, R>,
+  options: QueueWorkerOptions,
+): Worker<P, R> {
+  const worker = new Worker<P, R>(
+    contract.name,
+    async (job) => {
+      let payload: P;
+      try {
+        payload = parsePayload(contract, job.data);
+      } catch (err) {
+        // A malformed payload will be malformed on every retry.
+        if (err instanceof InvalidPayloadError) throw new UnrecoverableError(err.message);
+        throw err;
+      }
+      return processor(payload, job);
+    },
+    {
+      connection: redisConnectionOptions(connection.redisUrl, 'worker', `worker:${contract.name}`) as ConnectionOptions,
+      prefix: connection.prefix,
+      concurrency: options.concurrency,
+      lockDuration: options.lockDuration ?? 30_000,
+      // A worker killed mid-job leaves the job stalled; it is moved back to wait and picked up by
+      // another worker. Twice in a row means the job itself kills workers: fail it.
+      maxStalledCount: 2,
+      stalledInterval: options.stalledInterval ?? 15_000,
+      settings: options.settings,
+      limiter: options.limiter,
+      autorun: true,
+    },
+  );
+  const log = options.logger.child({ queue: contract.name });
+  worker.on('error', (err) => log.error('worker error', { error: err.message }));
+  worker.on('failed', (job, err) =>
+    log.warn('job failed', { jobId: job?.id, attemptsMade: job?.attemptsMade, error: err.message }),
+  );
+  worker.on('stalled', (jobId) => log.warn('job stalled, will be retried', { jobId }));
+  return worker;
+}

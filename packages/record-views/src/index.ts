@@ -1,0 +1,3 @@
+export * from './scrape-view.js';
+export * from './scrape-v1-view.js';
+export * from './parse-view.js';

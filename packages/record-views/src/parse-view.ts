@@ -1,0 +1,55 @@
+import type { RequestRecord } from '@gleaner/store';
+
+export interface ParseResult {
+  data: string;
+  /** The kind detected from the bytes. */
+  type: string;
+  pages: number;
+}
+
+export interface ParseInput {
+  url: string;
+  declaredType: string;
+  output: 'plain' | 'markdown';
+}
+
+export type ParseRecord = RequestRecord<ParseInput, ParseResult>;
+
+export const PARSE_PROCESSING_MESSAGE = 'Document is being processed. Check the status endpoint for the result.';
+export const WEBHOOK_DELIVERY_FAILED = '500-003: Webhook delivery failed';
+
+export function parseStatusName(record: ParseRecord): 'PROCESSING' | 'COMPLETED' | 'FAILED' {
+  if (record.status === 'completed') return 'COMPLETED';
+  if (record.status === 'failed') return 'FAILED';
+  return 'PROCESSING';
+}
+
+export function parseErrorString(record: ParseRecord): string {
+  return `${record.error?.code ?? '500-001'}: ${record.error?.message ?? 'Processing error'}`;
+}
+
+/** Status record `{requestId, status, type, createdAt, data?, message?, error?}`; also the webhook body. */
+export function parseStatusBody(record: ParseRecord): Record<string, unknown> {
+  const status = parseStatusName(record);
+  const body: Record<string, unknown> = {
+    requestId: record.id,
+    status,
+    type: record.result?.type ?? record.input.declaredType,
+    createdAt: record.createdAt,
+  };
+  if (status === 'COMPLETED') {
+    body.data = record.result?.data ?? '';
+    body.pages = record.result?.pages;
+  } else if (status === 'FAILED') {
+    body.error = parseErrorString(record);
+    if (record.error?.details?.length) body.details = record.error.details;
+  } else {
+    body.message = PARSE_PROCESSING_MESSAGE;
+    if (record.progress) {
+      body.pagesDone = record.progress.pagesDone;
+      body.pagesTotal = record.progress.pagesTotal;
+    }
+  }
+  if (record.webhook?.status === 'failed') body.webhookError = WEBHOOK_DELIVERY_FAILED;
+  return body;
+}

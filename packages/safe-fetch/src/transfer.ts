@@ -1,0 +1,140 @@
+import got, { type Response } from 'got';
+import type { IncomingHttpHeaders } from 'node:http';
+import { guardedAgents, type AddressPolicy } from './address-policy.js';
+import { isChallengePage } from './challenge.js';
+import { isHtmlType, mediaTypeOf } from './content-type.js';
+import { FetchError } from './fetch-error.js';
+import { toFetchError } from './got-errors.js';
+import { parseHttpUrl } from './public-url.js';
+
+/** Options shared by `fetchPage` and `fetchBinary`. */
+export interface TransferOptions extends Partial<AddressPolicy> {
+  /** Limit on the body after decompression, enforced while it streams. */
+  maxBytes?: number;
+  /** DNS lookup, TCP connect and TLS handshake, each. Default 10 s. */
+  connectTimeoutMs?: number;
+  /** From sending the request to the response headers. Default 15 s. */
+  responseTimeoutMs?: number;
+  /** The whole exchange including redirects and the body. Default 20 s (documents: 120 s). */
+  totalTimeoutMs?: number;
+  /** Redirects followed, each hop guarded; one more fails with 'too_many_redirects'. Default 5. */
+  maxRedirects?: number;
+  userAgent?: string;
+}
+
+/** What a caller of `transfer` adds: its defaults and its say on the response head. */
+export interface TransferSpec {
+  accept: string;
+  defaultMaxBytes: number;
+  defaultTotalTimeoutMs: number;
+  /** Called with the head of a successful answer before the body is read; throws to refuse it. */
+  checkHead?: (head: { statusCode: number; headers: IncomingHttpHeaders }) => void;
+}
+
+export interface RawTransfer {
+  finalUrl: string;
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  redirects: string[];
+}
+
+/** A current desktop browser: many sites serve bots a stripped page or a challenge. */
+export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/133.0.0.0 Safari/537.36';
+
+/** Error answers are read only far enough to recognise a challenge page. */
+const ERROR_BODY_BYTES = 64 * 1024;
+
+function tooLarge(maxBytes: number): FetchError {
+  const limit = maxBytes >= 1024 * 1024 ? `${Math.round((maxBytes / (1024 * 1024)) * 10) / 10} MB` : `${maxBytes} bytes`;
+  return new FetchError('too_large', `the response is larger than ${limit}`);
+}
+
+function refusalFor(statusCode: number, headers: IncomingHttpHeaders, body: Buffer): FetchError | undefined {
+  const type = mediaTypeOf(headers['content-type']);
+  const mayBeChallenge = type === '' || isHtmlType(type);
+  const challenge = mayBeChallenge && isChallengePage({ statusCode, headers, head: body.subarray(0, ERROR_BODY_BYTES).toString('latin1'), bodyBytes: body.length });
+  if (statusCode === 403 || statusCode === 429 || challenge) {
+    return new FetchError('blocked', `blocked by the target site (HTTP ${statusCode})`, statusCode);
+  }
+  // A 3xx here had no usable Location: its body is not the page either.
+  if (statusCode >= 300) return new FetchError('http_status', `target answered HTTP ${statusCode}`, statusCode);
+  return undefined;
+}
+
+async function readBody(stream: AsyncIterable<Buffer>, limit: number, onOverflow: 'throw' | 'truncate', maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  for await (const chunk of stream) {
+    if (received + chunk.length > limit) {
+      if (onOverflow === 'throw') throw tooLarge(maxBytes);
+      chunks.push(chunk.subarray(0, limit - received));
+      break;
+    }
+    received += chunk.length;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * One guarded GET. Every hop's addresses are checked at connection time by the filtering agents;
+ * no got-level retries (BullMQ owns retries); connect/response/total timeouts; at most N
+ * redirects; and a byte limit counted on the decompressed stream, so a gzip bomb stops at the
+ * limit instead of filling memory.
+ */
+export async function transfer(url: string, options: TransferOptions, spec: TransferSpec): Promise<RawTransfer> {
+  parseHttpUrl(url);
+  const maxBytes = options.maxBytes ?? spec.defaultMaxBytes;
+  const connectMs = options.connectTimeoutMs ?? 10_000;
+  const stream = got.stream(url, {
+    agent: guardedAgents({ allowPrivateNetworks: options.allowPrivateNetworks ?? false, allowList: options.allowList, denyList: options.denyList }),
+    enableUnixSockets: false,
+    retry: { limit: 0 },
+    followRedirect: true,
+    maxRedirects: options.maxRedirects ?? 5,
+    throwHttpErrors: false,
+    decompress: true,
+    timeout: {
+      lookup: connectMs,
+      connect: connectMs,
+      secureConnect: connectMs,
+      response: options.responseTimeoutMs ?? 15_000,
+      request: options.totalTimeoutMs ?? spec.defaultTotalTimeoutMs,
+    },
+    headers: {
+      'user-agent': options.userAgent ?? DEFAULT_USER_AGENT,
+      accept: spec.accept,
+      'accept-language': 'en-US,en;q=0.9',
+    },
+  });
+  // Errors reach us through the promise below and the body iterator; this keeps a late one
+  // (after we stopped listening) from becoming an unhandled 'error' event.
+  stream.on('error', () => undefined);
+
+  try {
+    const response = await new Promise<Response>((resolve, reject) => {
+      stream.once('response', resolve);
+      stream.once('error', reject);
+    });
+    const { statusCode, headers } = response;
+    if (statusCode >= 300) {
+      // The status is already known; a body that stalls or breaks must not hide it.
+      const sample = await readBody(stream, ERROR_BODY_BYTES, 'truncate', maxBytes).catch(() => Buffer.alloc(0));
+      throw refusalFor(statusCode, headers, sample) ?? new FetchError('http_status', `target answered HTTP ${statusCode}`, statusCode);
+    }
+    spec.checkHead?.({ statusCode, headers });
+    // Content-Length counts encoded bytes, and a decoded body is never meaningfully smaller than
+    // its encoded form, so the early refusal holds whatever the encoding.
+    const declared = Number(headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+    const body = await readBody(stream, maxBytes, 'throw', maxBytes);
+    const refusal = refusalFor(statusCode, headers, body);
+    if (refusal) throw refusal;
+    return { finalUrl: response.url, statusCode, headers, body, redirects: response.redirectUrls.map((u) => u.toString()) };
+  } catch (err) {
+    throw toFetchError(err);
+  } finally {
+    stream.destroy();
+  }
+}

@@ -1,0 +1,148 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { newRequestId } from '@gleaner/platform';
+import { Keyspace } from './keyspace.js';
+import { unixNow } from './time.js';
+
+export const SCOPES = ['scrape', 'parse', 'account'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface Account {
+  id: string;
+  name: string;
+  createdAt: number;
+  /** Requests per minute for this account's keys; absent means the service default. */
+  rateLimitPerMinute?: number;
+  webhookSecret: string;
+}
+
+export interface ApiKeyRecord {
+  keyId: string;
+  accountId: string;
+  scopes: Scope[];
+  createdAt: number;
+  revokedAt?: number;
+  /** First characters of the key, to recognise it in listings. */
+  preview: string;
+}
+
+export class AccountError extends Error {}
+
+function hashKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex');
+}
+
+function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64url')}`;
+}
+
+/** Accounts, API keys (stored only as SHA-256 hashes) and webhook secrets. */
+export class AccountStore {
+  private readonly keys: Keyspace;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.keys = new Keyspace(prefix);
+  }
+
+  /** Idempotent by name. */
+  async createAccount(name: string): Promise<Account> {
+    if (!/^[A-Za-z0-9_.@-]{1,64}$/.test(name)) throw new AccountError('account name must be 1-64 letters, digits or _.@-');
+    const existing = await this.getAccountByName(name);
+    if (existing) return existing;
+    const account: Account = { id: newRequestId(), name, createdAt: unixNow(), webhookSecret: newWebhookSecret() };
+    const claimed = await this.redis.set(this.keys.accountByName(name), account.id, 'NX');
+    if (claimed !== 'OK') return (await this.getAccountByName(name))!;
+    await this.redis.multi().set(this.keys.account(account.id), JSON.stringify(account)).sadd(this.keys.accountIds(), account.id).exec();
+    return account;
+  }
+
+  async getAccount(id: string): Promise<Account | null> {
+    const raw = await this.redis.get(this.keys.account(id));
+    return raw ? (JSON.parse(raw) as Account) : null;
+  }
+
+  async getAccountByName(name: string): Promise<Account | null> {
+    const id = await this.redis.get(this.keys.accountByName(name));
+    return id ? this.getAccount(id) : null;
+  }
+
+  private async saveAccount(account: Account): Promise<void> {
+    await this.redis.set(this.keys.account(account.id), JSON.stringify(account));
+  }
+
+  async setRateLimit(accountId: string, perMinute: number): Promise<Account> {
+    if (!Number.isInteger(perMinute) || perMinute < 1 || perMinute > 1_000_000) throw new AccountError('rate limit must be a whole number of requests per minute, 1 or more');
+    const account = await this.requireAccount(accountId);
+    account.rateLimitPerMinute = perMinute;
+    await this.saveAccount(account);
+    return account;
+  }
+
+  async rotateWebhookSecret(accountId: string): Promise<string> {
+    const account = await this.requireAccount(accountId);
+    account.webhookSecret = newWebhookSecret();
+    await this.saveAccount(account);
+    return account.webhookSecret;
+  }
+
+  private async requireAccount(accountId: string): Promise<Account> {
+    const account = await this.getAccount(accountId);
+    if (!account) throw new AccountError(`no account ${accountId}`);
+    return account;
+  }
+
+  /** Returns the key itself once; only its hash is stored. */
+  async createApiKey(accountId: string, scopes: Scope[] = [...SCOPES]): Promise<{ apiKey: string; record: ApiKeyRecord }> {
+    await this.requireAccount(accountId);
+    const unknown = scopes.filter((s) => !SCOPES.includes(s));
+    if (unknown.length || scopes.length === 0) throw new AccountError(`scopes must be among ${SCOPES.join(', ')}`);
+    const keyId = randomBytes(8).toString('hex');
+    const apiKey = `glk_${keyId}_${randomBytes(24).toString('base64url')}`;
+    const record: ApiKeyRecord = { keyId, accountId, scopes: [...new Set(scopes)], createdAt: unixNow(), preview: apiKey.slice(0, 12) };
+    const hash = hashKey(apiKey);
+    await this.redis
+      .multi()
+      .set(this.keys.apiKeyByHash(hash), JSON.stringify(record))
+      .set(this.keys.apiKeyById(keyId), hash)
+      .sadd(this.keys.accountApiKeys(accountId), keyId)
+      .exec();
+    return { apiKey, record };
+  }
+
+  /** The key's record when it exists and is not revoked; null otherwise. No cache: revocation is immediate. */
+  async authenticate(apiKey: string): Promise<ApiKeyRecord | null> {
+    if (!apiKey.startsWith('glk_') || apiKey.length > 200) return null;
+    const hash = hashKey(apiKey);
+    const raw = await this.redis.get(this.keys.apiKeyByHash(hash));
+    if (!raw) return null;
+    const record = JSON.parse(raw) as ApiKeyRecord;
+    // The hash lookup already matched; the constant-time compare guards against a corrupted index.
+    const stored = await this.redis.get(this.keys.apiKeyById(record.keyId));
+    if (!stored || !timingSafeEqual(Buffer.from(stored), Buffer.from(hash))) return null;
+    return record.revokedAt ? null : record;
+  }
+
+  async listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
+    const ids = await this.redis.smembers(this.keys.accountApiKeys(accountId));
+    const records: ApiKeyRecord[] = [];
+    for (const id of ids) {
+      const hash = await this.redis.get(this.keys.apiKeyById(id));
+      const raw = hash ? await this.redis.get(this.keys.apiKeyByHash(hash)) : null;
+      if (raw) records.push(JSON.parse(raw) as ApiKeyRecord);
+    }
+    return records.sort((a, b) => a.createdAt - b.createdAt || a.keyId.localeCompare(b.keyId));
+  }
+
+  async revokeApiKey(keyId: string): Promise<ApiKeyRecord> {
+    const hash = await this.redis.get(this.keys.apiKeyById(keyId));
+    const raw = hash ? await this.redis.get(this.keys.apiKeyByHash(hash)) : null;
+    if (!hash || !raw) throw new AccountError(`no API key ${keyId}`);
+    const record = JSON.parse(raw) as ApiKeyRecord;
+    record.revokedAt ??= unixNow();
+    await this.redis.set(this.keys.apiKeyByHash(hash), JSON.stringify(record));
+    return record;
+  }
+}

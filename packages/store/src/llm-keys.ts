@@ -1,0 +1,90 @@
+import type { Redis } from 'ioredis';
+import { newRequestId } from '@gleaner/platform';
+import { Keyspace } from './keyspace.js';
+import { Sealer } from './sealing.js';
+import { unixNow } from './time.js';
+
+export const LLM_PROVIDERS = ['anthropic', 'openai-compatible'] as const;
+export type LlmProvider = (typeof LLM_PROVIDERS)[number];
+
+/** What an account sees of its LLM keys: never the secret, only its last four characters. */
+export interface LlmKeySummary {
+  id: string;
+  provider: LlmProvider;
+  model?: string;
+  baseUrl?: string;
+  label?: string;
+  createdAt: number;
+  masked: string;
+}
+
+interface StoredLlmKey extends LlmKeySummary {
+  sealedSecret: string;
+}
+
+export interface LlmKeyWithSecret extends LlmKeySummary {
+  secret: string;
+}
+
+export class LlmKeyError extends Error {}
+
+/** Language-model keys registered per account, stored AES-256-GCM encrypted under GLEANER_SECRET. */
+export class LlmKeyStore {
+  private readonly keys: Keyspace;
+  private readonly sealer: Sealer;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    masterSecret: string,
+  ) {
+    this.keys = new Keyspace(prefix);
+    this.sealer = new Sealer(masterSecret, 'llm-keys');
+  }
+
+  async add(accountId: string, input: { provider: LlmProvider; secret: string; model?: string; baseUrl?: string; label?: string }): Promise<LlmKeySummary> {
+    if (!LLM_PROVIDERS.includes(input.provider)) throw new LlmKeyError(`provider must be one of ${LLM_PROVIDERS.join(', ')}`);
+    if (!input.secret || input.secret.length < 8) throw new LlmKeyError('key secret is too short');
+    if (input.baseUrl !== undefined && !/^https?:\/\//.test(input.baseUrl)) throw new LlmKeyError('base URL must be http(s)');
+    const summary: LlmKeySummary = {
+      id: `llmk_${newRequestId()}`,
+      provider: input.provider,
+      model: input.model,
+      baseUrl: input.baseUrl,
+      label: input.label,
+      createdAt: unixNow(),
+      masked: `••••${input.secret.slice(-4)}`,
+    };
+    const stored: StoredLlmKey = { ...summary, sealedSecret: this.sealer.seal(input.secret) };
+    await this.redis.hset(this.keys.llmKeys(accountId), summary.id, JSON.stringify(stored));
+    return summary;
+  }
+
+  private async all(accountId: string): Promise<StoredLlmKey[]> {
+    const raw = await this.redis.hvals(this.keys.llmKeys(accountId));
+    // Ids embed a UUIDv7, so sorting by id orders by creation even within one second.
+    return raw.map((r) => JSON.parse(r) as StoredLlmKey).sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  async list(accountId: string): Promise<LlmKeySummary[]> {
+    return (await this.all(accountId)).map(({ sealedSecret: _sealed, ...summary }) => summary);
+  }
+
+  async remove(accountId: string, id: string): Promise<boolean> {
+    return (await this.redis.hdel(this.keys.llmKeys(accountId), id)) === 1;
+  }
+
+  /** The chosen key with its secret: `id` when given, else the most recently added; null when none. */
+  async resolve(accountId: string, id?: string): Promise<LlmKeyWithSecret | null> {
+    let stored: StoredLlmKey | undefined;
+    if (id) {
+      const raw = await this.redis.hget(this.keys.llmKeys(accountId), id);
+      stored = raw ? (JSON.parse(raw) as StoredLlmKey) : undefined;
+    } else {
+      stored = (await this.all(accountId)).at(-1);
+    }
+    if (!stored) return null;
+    const { sealedSecret, ...summary } = stored;
+    return { ...summary, secret: this.sealer.open(sealedSecret) };
+  }
+}

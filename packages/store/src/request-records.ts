@@ -1,0 +1,159 @@
+import type { Redis } from 'ioredis';
+import { requestIdTime } from '@gleaner/platform';
+import { Keyspace } from './keyspace.js';
+import { unixNow } from './time.js';
+
+export type Family = 'scrape' | 'scrape-v1' | 'parse';
+export type RecordStatus = 'received' | 'processing' | 'completed' | 'failed';
+
+export interface RecordError {
+  /** The family's code, e.g. "E008", "400-001", or an HTTP status for v1 ("404"). */
+  code: string;
+  message: string;
+  /** Stack or cause chain; shown only in development. */
+  trace?: string;
+  details?: string[];
+}
+
+export interface WebhookDeliveryState {
+  url: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastError?: string;
+  deliveredAt?: number;
+}
+
+/**
+ * The durable record of one API request: the only source status endpoints read (BullMQ's job
+ * hashes are not a result store). Written by the gateway at submit, then by the worker.
+ */
+export interface RequestRecord<Input = Record<string, unknown>, Result = Record<string, unknown>> {
+  id: string;
+  family: Family;
+  accountId: string;
+  status: RecordStatus;
+  createdAt: number;
+  updatedAt: number;
+  completedAt?: number;
+  input: Input;
+  result?: Result;
+  error?: RecordError;
+  progress?: { pagesDone: number; pagesTotal: number };
+  webhook?: WebhookDeliveryState;
+  usage?: { inputTokens: number; outputTokens: number };
+}
+
+/**
+ * How long a record lives (SPEC "Limits"): scrapes 15 h after completion, v1 24 h and parse jobs
+ * 7 days after creation. Unfinished scrapes are kept as long as a parse job so none is lost.
+ */
+export const RECORD_LIFETIME_SECONDS: Record<Family, { fromCreation: number; afterCompletion?: number }> = {
+  scrape: { fromCreation: 7 * 24 * 3600, afterCompletion: 15 * 3600 },
+  'scrape-v1': { fromCreation: 24 * 3600 },
+  parse: { fromCreation: 7 * 24 * 3600 },
+};
+
+export type RecordLookup<I, R> =
+  | { found: true; record: RequestRecord<I, R> }
+  | { found: false; reason: 'expired' | 'unknown' };
+
+export class RequestRecordStore {
+  private readonly keys: Keyspace;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.keys = new Keyspace(prefix);
+  }
+
+  async create<I, R>(record: Omit<RequestRecord<I, R>, 'createdAt' | 'updatedAt' | 'status'> & { status?: RecordStatus }): Promise<RequestRecord<I, R>> {
+    const now = unixNow();
+    const full = { status: 'received', createdAt: now, updatedAt: now, ...record } as RequestRecord<I, R>;
+    const ttl = RECORD_LIFETIME_SECONDS[record.family].fromCreation;
+    const ok = await this.redis.set(this.keys.record(record.family, record.id), JSON.stringify(full), 'EX', ttl, 'NX');
+    if (ok !== 'OK') throw new Error(`request record ${record.id} already exists`);
+    return full;
+  }
+
+  async get<I = Record<string, unknown>, R = Record<string, unknown>>(family: Family, id: string): Promise<RequestRecord<I, R> | null> {
+    const raw = await this.redis.get(this.keys.record(family, id));
+    return raw ? (JSON.parse(raw) as RequestRecord<I, R>) : null;
+  }
+
+  /**
+   * The record if it exists and belongs to `accountId`. Otherwise tells "expired" (the id's
+   * UUIDv7 time is older than the family's lifetime) from "never existed, or someone else's".
+   */
+  async lookup<I = Record<string, unknown>, R = Record<string, unknown>>(family: Family, id: string, accountId: string): Promise<RecordLookup<I, R>> {
+    const record = await this.get<I, R>(family, id);
+    if (record && record.accountId === accountId) return { found: true, record };
+    if (record) return { found: false, reason: 'unknown' };
+    const createdMs = requestIdTime(id);
+    const lifetime = RECORD_LIFETIME_SECONDS[family];
+    const shortest = Math.min(lifetime.fromCreation, lifetime.afterCompletion ?? Infinity);
+    if (createdMs !== null && createdMs <= Date.now() && Date.now() - createdMs > shortest * 1000) {
+      return { found: false, reason: 'expired' };
+    }
+    return { found: false, reason: 'unknown' };
+  }
+
+  /**
+   * Read-modify-write under WATCH so concurrent writers (worker and dispatcher) never lose each
+   * other's fields. Returns the new record, or null when the record no longer exists.
+   */
+  async update<I = Record<string, unknown>, R = Record<string, unknown>>(
+    family: Family,
+    id: string,
+    mutate: (record: RequestRecord<I, R>) => RequestRecord<I, R>,
+  ): Promise<RequestRecord<I, R> | null> {
+    const key = this.keys.record(family, id);
+    for (let attempt = 0; attempt < 10; attempt++) {
+      await this.redis.watch(key);
+      const raw = await this.redis.get(key);
+      if (!raw) {
+        await this.redis.unwatch();
+        return null;
+      }
+      const next = mutate(JSON.parse(raw) as RequestRecord<I, R>);
+      next.updatedAt = unixNow();
+      const lifetime = RECORD_LIFETIME_SECONDS[family];
+      const tx = this.redis.multi();
+      if (lifetime.afterCompletion && (next.status === 'completed' || next.status === 'failed')) {
+        tx.set(key, JSON.stringify(next), 'EX', lifetime.afterCompletion);
+      } else {
+        tx.set(key, JSON.stringify(next), 'KEEPTTL');
+      }
+      const result = await tx.exec();
+      if (result) return next;
+    }
+    throw new Error(`request record ${id} is being updated concurrently`);
+  }
+
+  markProcessing(family: Family, id: string) {
+    return this.update(family, id, (r) => (r.status === 'completed' || r.status === 'failed' ? r : { ...r, status: 'processing' }));
+  }
+
+  complete(family: Family, id: string, result: object, extra: Pick<Partial<RequestRecord>, 'usage' | 'progress'> = {}) {
+    return this.update(family, id, (r) => ({ ...r, ...extra, status: 'completed', result: result as Record<string, unknown>, error: undefined, completedAt: unixNow() }));
+  }
+
+  fail(family: Family, id: string, error: RecordError) {
+    return this.update(family, id, (r) => ({ ...r, status: 'failed', error, completedAt: unixNow() }));
+  }
+
+  setProgress(family: Family, id: string, pagesDone: number, pagesTotal: number) {
+    return this.update(family, id, (r) => ({ ...r, progress: { pagesDone, pagesTotal } }));
+  }
+
+  /** Counts a status read (v1 allows 3 per id); the counter lives as long as the record. */
+  async countRead(family: Family, id: string): Promise<number> {
+    const key = this.keys.recordReads(family, id);
+    const [[, count]] = (await this.redis.multi().incr(key).expire(key, RECORD_LIFETIME_SECONDS[family].fromCreation).exec()) as [[null, number]];
+    return count;
+  }
+
+  async delete(family: Family, id: string): Promise<void> {
+    await this.redis.del(this.keys.record(family, id));
+  }
+}

@@ -1,0 +1,31 @@
+import type { Redis } from 'ioredis';
+import { AccountStore } from './accounts.js';
+import { LlmKeyStore } from './llm-keys.js';
+import { RateLimiter } from './rate-limiter.js';
+import { RequestRecordStore } from './request-records.js';
+import { ResultCache } from './result-cache.js';
+import { UsageCounters } from './usage.js';
+import { WebhookSubscriptionStore } from './webhook-subscriptions.js';
+
+/** All stores over one Redis client and key prefix. */
+export interface Stores {
+  records: RequestRecordStore;
+  cache: ResultCache;
+  accounts: AccountStore;
+  llmKeys: LlmKeyStore;
+  usage: UsageCounters;
+  rateLimiter: RateLimiter;
+  subscriptions: WebhookSubscriptionStore;
+}
+
+export function createStores(redis: Redis, prefix: string, masterSecret: string): Stores {
+  return {
+    records: new RequestRecordStore(redis, prefix),
+    cache: new ResultCache(redis, prefix),
+    accounts: new AccountStore(redis, prefix),
+    llmKeys: new LlmKeyStore(redis, prefix, masterSecret),
+    usage: new UsageCounters(redis, prefix),
+    rateLimiter: new RateLimiter(redis, prefix),
+    subscriptions: new WebhookSubscriptionStore(redis, prefix),
+  };
+}

@@ -1,0 +1,41 @@
+import type { Redis } from 'ioredis';
+import { Keyspace } from './keyspace.js';
+import type { Family } from './request-records.js';
+
+export interface AccountUsage {
+  credits_used: number;
+  requests: Record<Family, number>;
+  llm_tokens: { input: number; output: number };
+}
+
+/** Per-account counters: credits (v1 charges one per submit), requests by family, LLM tokens. */
+export class UsageCounters {
+  private readonly keys: Keyspace;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.keys = new Keyspace(prefix);
+  }
+
+  async countRequest(accountId: string, family: Family, credits = 0): Promise<void> {
+    const tx = this.redis.multi().hincrby(this.keys.usage(accountId), `requests:${family}`, 1);
+    if (credits) tx.hincrby(this.keys.usage(accountId), 'credits', credits);
+    await tx.exec();
+  }
+
+  async countTokens(accountId: string, input: number, output: number): Promise<void> {
+    await this.redis.multi().hincrby(this.keys.usage(accountId), 'llm_input_tokens', input).hincrby(this.keys.usage(accountId), 'llm_output_tokens', output).exec();
+  }
+
+  async read(accountId: string): Promise<AccountUsage> {
+    const h = await this.redis.hgetall(this.keys.usage(accountId));
+    const n = (k: string) => Number(h[k] ?? 0);
+    return {
+      credits_used: n('credits'),
+      requests: { scrape: n('requests:scrape'), 'scrape-v1': n('requests:scrape-v1'), parse: n('requests:parse') },
+      llm_tokens: { input: n('llm_input_tokens'), output: n('llm_output_tokens') },
+    };
+  }
+}

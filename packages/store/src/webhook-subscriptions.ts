@@ -1,0 +1,52 @@
+import type { Redis } from 'ioredis';
+import { newRequestId } from '@gleaner/platform';
+import { Keyspace } from './keyspace.js';
+import type { Family } from './request-records.js';
+import { unixNow } from './time.js';
+
+/**
+ * Account-level webhook endpoints (used by workflow tools such as the n8n trigger): every
+ * request of the chosen families that ends is also delivered there, signed like any webhook.
+ */
+export interface WebhookSubscription {
+  id: string;
+  url: string;
+  families: Family[];
+  createdAt: number;
+}
+
+export const SUBSCRIPTION_FAMILIES: Family[] = ['scrape', 'scrape-v1', 'parse'];
+const MAX_SUBSCRIPTIONS = 20;
+
+export class SubscriptionError extends Error {}
+
+export class WebhookSubscriptionStore {
+  private readonly keys: Keyspace;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.keys = new Keyspace(prefix);
+  }
+
+  async add(accountId: string, url: string, families: Family[] = SUBSCRIPTION_FAMILIES): Promise<WebhookSubscription> {
+    if ((await this.redis.hlen(this.keys.subscriptions(accountId))) >= MAX_SUBSCRIPTIONS) throw new SubscriptionError(`at most ${MAX_SUBSCRIPTIONS} webhook subscriptions per account`);
+    const sub: WebhookSubscription = { id: `whsub_${newRequestId()}`, url, families: [...new Set(families)], createdAt: unixNow() };
+    await this.redis.hset(this.keys.subscriptions(accountId), sub.id, JSON.stringify(sub));
+    return sub;
+  }
+
+  async list(accountId: string): Promise<WebhookSubscription[]> {
+    const raw = await this.redis.hvals(this.keys.subscriptions(accountId));
+    return raw.map((r) => JSON.parse(r) as WebhookSubscription).sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  async remove(accountId: string, id: string): Promise<boolean> {
+    return (await this.redis.hdel(this.keys.subscriptions(accountId), id)) === 1;
+  }
+
+  async forFamily(accountId: string, family: Family): Promise<WebhookSubscription[]> {
+    return (await this.list(accountId)).filter((s) => s.families.includes(family));
+  }
+}

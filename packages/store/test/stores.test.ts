@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { newRequestId } from '@gleaner/platform';
+import { createStores, type Stores } from '../src/index.js';
+import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from '../../../tests/support/redis.js';
+
+const prefix = testPrefix('store');
+let redis: Redis;
+let stores: Stores;
+
+beforeAll(() => {
+  redis = new Redis(TEST_REDIS_URL);
+  stores = createStores(redis, prefix, 'test-secret-0123456789abcdef');
+});
+
+afterAll(async () => {
+  await deleteKeysWithPrefix(prefix);
+  redis.disconnect();
+});
+
+describe('accounts and keys', () => {
+  it('stores only a hash of the key, checks scopes and revocation', async () => {
+    const account = await stores.accounts.createAccount('acme');
+    expect((await stores.accounts.createAccount('acme')).id).toBe(account.id);
+    const { apiKey, record } = await stores.accounts.createApiKey(account.id, ['scrape']);
+    const keys = await redis.keys(`${prefix}:*`);
+    for (const k of keys) {
+      const type = await redis.type(k);
+      const dump = type === 'string' ? await redis.get(k) : JSON.stringify(await redis.smembers(k));
+      expect(dump ?? '').not.toContain(apiKey);
+    }
+    expect((await stores.accounts.authenticate(apiKey))?.scopes).toEqual(['scrape']);
+    expect(await stores.accounts.authenticate(apiKey + 'x')).toBeNull();
+    await stores.accounts.revokeApiKey(record.keyId);
+    expect(await stores.accounts.authenticate(apiKey)).toBeNull();
+    await expect(stores.accounts.createApiKey(account.id, ['admin' as 'scrape'])).rejects.toThrow(/scopes/);
+  });
+});
+
+describe('language-model keys', () => {
+  it('encrypts secrets at rest, lists them masked, resolves the newest by default', async () => {
+    const account = await stores.accounts.createAccount('llm-owner');
+    const first = await stores.llmKeys.add(account.id, { provider: 'anthropic', secret: 'sk-ant-first-1111' });
+    const second = await stores.llmKeys.add(account.id, { provider: 'openai-compatible', secret: 'sk-oai-second-2222', baseUrl: 'http://127.0.0.1:1/v1' });
+    const raw = JSON.stringify(await redis.hgetall(`${prefix}:llm-keys:${account.id}`));
+    expect(raw).not.toContain('sk-ant-first-1111');
+    const listed = await stores.llmKeys.list(account.id);
+    expect(listed.map((k) => k.masked)).toEqual(['••••1111', '••••2222']);
+    expect(JSON.stringify(listed)).not.toContain('sk-');
+    expect((await stores.llmKeys.resolve(account.id))?.secret).toBe('sk-oai-second-2222');
+    expect((await stores.llmKeys.resolve(account.id, first.id))?.secret).toBe('sk-ant-first-1111');
+    expect(await stores.llmKeys.resolve(account.id, 'llmk_nope')).toBeNull();
+    expect(await stores.llmKeys.remove(account.id, second.id)).toBe(true);
+    expect((await stores.llmKeys.resolve(account.id))?.id).toBe(first.id);
+  });
+});
+
+describe('request records', () => {
+  it('follows the lifecycle and switches a scrape to its 15-hour lifetime on completion', async () => {
+    const id = newRequestId();
+    await stores.records.create({ id, family: 'scrape', accountId: 'acc-1', input: { url: 'https://example.com' } });
+    expect(await redis.ttl(`${prefix}:rec:scrape:${id}`)).toBeGreaterThan(15 * 3600);
+    await stores.records.markProcessing('scrape', id);
+    expect((await stores.records.get('scrape', id))?.status).toBe('processing');
+    await stores.records.complete('scrape', id, { text: 'hi' });
+    const ttl = await redis.ttl(`${prefix}:rec:scrape:${id}`);
+    expect(ttl).toBeLessThanOrEqual(15 * 3600);
+    expect(ttl).toBeGreaterThan(15 * 3600 - 10);
+    const lookup = await stores.records.lookup('scrape', id, 'acc-1');
+    expect(lookup.found && lookup.record.status).toBe('completed');
+    expect(await stores.records.lookup('scrape', id, 'acc-2')).toEqual({ found: false, reason: 'unknown' });
+  });
+
+  it('keeps a parse record 7 days and a v1 record 24 hours from creation', async () => {
+    const p = newRequestId();
+    await stores.records.create({ id: p, family: 'parse', accountId: 'a', input: {} });
+    await stores.records.complete('parse', p, { data: 'x' });
+    expect(await redis.ttl(`${prefix}:rec:parse:${p}`)).toBeGreaterThan(7 * 24 * 3600 - 10);
+    const v = newRequestId();
+    await stores.records.create({ id: v, family: 'scrape-v1', accountId: 'a', input: {} });
+    expect(await redis.ttl(`${prefix}:rec:scrape-v1:${v}`)).toBeLessThanOrEqual(24 * 3600);
+  });
+
+  it('counts status reads per id', async () => {
+    const id = newRequestId();
+    expect(await stores.records.countRead('scrape-v1', id)).toBe(1);
+    expect(await stores.records.countRead('scrape-v1', id)).toBe(2);
+  });
+});
+
+describe('result cache and rate limiter', () => {
+  it('caches per account and normalized URL', async () => {
+    await stores.cache.put('acc-a', { requestId: 'r1', url: 'HTTPS://Example.com/a#frag', timestamp: 1, result: { x: 1 } });
+    expect((await stores.cache.get('acc-a', 'https://example.com/a'))?.requestId).toBe('r1');
+    expect(await stores.cache.get('acc-b', 'https://example.com/a')).toBeNull();
+  });
+
+  it('allows exactly the limit in a window', async () => {
+    const decisions = [];
+    for (let i = 0; i < 4; i++) decisions.push(await stores.rateLimiter.consume('subject-1', 3));
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
+    expect(decisions[3].remaining).toBe(0);
+  });
+});

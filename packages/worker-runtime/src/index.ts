@@ -1,0 +1,3 @@
+export * from './job-failure.js';
+export * from './registry.js';
+export * from './recorded-job.js';

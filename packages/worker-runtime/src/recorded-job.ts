@@ -1,0 +1,106 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import { webhookDeliveryId, type QueueProducer, type WebhookJob } from '@gleaner/queues';
+import type { Family, RecordError, RequestRecord, RequestRecordStore, WebhookSubscriptionStore } from '@gleaner/store';
+import { requestFailures, type Logger } from '@gleaner/platform';
+import { JobFailure } from './job-failure.js';
+
+export interface RecordedJobContext {
+  records: RequestRecordStore;
+  subscriptions: WebhookSubscriptionStore;
+  webhooks: QueueProducer<WebhookJob, unknown>;
+  logger: Logger;
+  /** Development mode keeps stack traces in failed records (shown as `error_trace`). */
+  includeTraces: boolean;
+  /** Maps an unexpected error to the family's record error (e.g. E008 / 500-001). */
+  unexpectedError: (err: Error) => RecordError;
+}
+
+function isLastAttempt(job: Job): boolean {
+  return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+}
+
+/**
+ * Runs one job against its request record: `processing` on start, `completed` with the result, or
+ * `failed` with the family's error once no retry is left. The record is written from inside the
+ * processor, before BullMQ marks the job finished, so a waiting gateway always reads the outcome.
+ */
+export async function runRecordedJob<R extends object>(
+  family: Family,
+  job: Job,
+  requestId: string,
+  ctx: RecordedJobContext,
+  work: () => Promise<{ result: R; extra?: Pick<Partial<RequestRecord>, 'usage' | 'progress'> }>,
+  afterComplete?: (record: RequestRecord) => Promise<void>,
+): Promise<{ status: 'completed' | 'failed' }> {
+  const log = ctx.logger.child({ requestId, jobId: job.id, family, attempt: job.attemptsMade + 1 });
+  const started = await ctx.records.markProcessing(family, requestId);
+  if (!started) {
+    // The record expired or was never written: there is nobody to answer.
+    log.warn('request record missing, dropping job');
+    return { status: 'failed' };
+  }
+  if (started.status === 'completed' || started.status === 'failed') {
+    // The outcome is already recorded: this is a stalled job run again (its lock expired during a
+    // Redis outage, or its worker died after writing the record). Working again could turn a
+    // delivered result into a failure (the target may answer differently now) and costs a second
+    // fetch or LLM call; only finish what may have been cut short. Found by tests/chaos.test.ts.
+    log.warn('outcome already recorded, not running the job again', { status: started.status });
+    if (started.status === 'completed' && afterComplete) await afterComplete(started).catch((e) => log.warn('after-completion step failed', { error: (e as Error).message }));
+    await enqueueWebhook(started, ctx); // idempotent: the delivery id is the job id
+    if (started.status === 'failed') throw new UnrecoverableError(`${started.error?.code}: ${started.error?.message}`);
+    return { status: 'completed' };
+  }
+  let outcome: Awaited<ReturnType<typeof work>>;
+  try {
+    outcome = await work();
+  } catch (err) {
+    const failure = err instanceof JobFailure ? err : null;
+    const retryable = failure ? failure.retryable : !(err instanceof UnrecoverableError);
+    if (retryable && !isLastAttempt(job)) {
+      log.warn('attempt failed, will retry', { error: (err as Error).message });
+      throw err;
+    }
+    const recordError = failure ? failure.toRecordError(ctx.includeTraces) : { ...ctx.unexpectedError(err as Error), trace: ctx.includeTraces ? (err as Error).stack : undefined };
+    const record = await ctx.records.fail(family, requestId, recordError);
+    requestFailures.inc({ family, code: recordError.code });
+    log.warn('request failed', { code: recordError.code, error: recordError.message });
+    if (record) await enqueueWebhook(record, ctx);
+    // The outcome is recorded; the job itself ends without further retries.
+    throw new UnrecoverableError(`${recordError.code}: ${recordError.message}`);
+  }
+  // The work succeeded. Recording it or queueing its webhook can still fail (Redis away): that
+  // error goes to BullMQ as is, and the retry finds the outcome recorded and only finishes these
+  // steps (above), so a storage hiccup never turns a result into a failure.
+  const record = await ctx.records.complete(family, requestId, outcome.result, outcome.extra);
+  log.info('request completed');
+  if (record && afterComplete) {
+    // Secondary writes (the result cache) must not turn a delivered result into a failure.
+    await afterComplete(record).catch((e) => log.warn('after-completion step failed', { error: (e as Error).message }));
+  }
+  if (record) await enqueueWebhook(record, ctx);
+  return { status: 'completed' };
+}
+
+/**
+ * For jobs that failed for good outside the processor (stalled too often): records the failure
+ * unless the record already ended, and notifies the webhook.
+ */
+export async function recordFailedForGood(family: Family, requestId: string, ctx: RecordedJobContext, error: RecordError): Promise<void> {
+  const current = await ctx.records.get(family, requestId);
+  if (!current || current.status === 'completed' || current.status === 'failed') return;
+  const record = await ctx.records.fail(family, requestId, error);
+  if (record) await enqueueWebhook(record, ctx);
+}
+
+/** Hands the completion notice to the dispatcher: the request's own webhook and every matching subscription. */
+async function enqueueWebhook(record: RequestRecord, ctx: RecordedJobContext): Promise<void> {
+  const targets: Array<{ url: string; subscriptionId?: string }> = [];
+  if (record.webhook?.url) targets.push({ url: record.webhook.url });
+  for (const sub of await ctx.subscriptions.forFamily(record.accountId, record.family)) targets.push({ url: sub.url, subscriptionId: sub.id });
+  for (const target of targets) {
+    const deliveryId = webhookDeliveryId(record.id, target.subscriptionId);
+    await ctx.webhooks.add({ deliveryId, requestId: record.id, accountId: record.accountId, family: record.family, ...target }, deliveryId);
+    ctx.logger.info('webhook delivery queued', { requestId: record.id, deliveryId });
+  }
+}
+

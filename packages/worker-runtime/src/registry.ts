@@ -1,0 +1,91 @@
+import { Queue, type Job, type Worker } from 'bullmq';
+import { createQueueWorker, type Processor, type QueueConnection, type QueueContract, type QueueWorkerOptions } from '@gleaner/queues';
+import { createRedis, jobDuration, onMetricsScrape, queueDepth, QUEUE_DEPTH_STATES, type Logger } from '@gleaner/platform';
+
+export interface RegisterOptions extends Omit<QueueWorkerOptions, 'logger'> {
+  /** Runs when a job has failed for good by any route, including too many stalls (a job that kills its workers). */
+  onFailedForGood?: (job: Job, error: Error) => Promise<void>;
+}
+
+/**
+ * The one place a service creates its BullMQ workers: one handler per queue (a second
+ * registration is a bug and throws at boot), shared logging, readiness and ordered close.
+ */
+export class WorkerRegistry {
+  private readonly workers = new Map<string, Worker>();
+  private depthSampling: { queues: Queue[]; client: ReturnType<typeof createRedis>; stop: () => void } | null = null;
+
+  constructor(
+    private readonly connection: QueueConnection,
+    private readonly logger: Logger,
+    /** Service-wide defaults for stall detection (WORKER_LOCK_DURATION_MS, WORKER_STALLED_INTERVAL_MS). */
+    private readonly stallDefaults: { lockDuration?: number; stalledInterval?: number } = {},
+  ) {}
+
+  register<P extends object, R>(contract: QueueContract<P, R>, processor: Processor<P, R>, options: RegisterOptions): Worker<P, R> {
+    if (this.workers.has(contract.name)) throw new Error(`queue ${contract.name} already has a handler`);
+    const worker = createQueueWorker(contract, this.connection, processor, { ...this.stallDefaults, ...options, logger: this.logger });
+    const observe = (job: Job | undefined, outcome: string) => {
+      if (job?.processedOn) jobDuration.observe({ queue: contract.name, outcome }, ((job.finishedOn ?? Date.now()) - job.processedOn) / 1000);
+    };
+    worker.on('completed', (job) => observe(job, 'completed'));
+    worker.on('failed', (job) => observe(job, 'failed'));
+    if (options.onFailedForGood) {
+      const hook = options.onFailedForGood;
+      worker.on('failed', (job, err) => {
+        if (!job) return;
+        const attempts = job.opts.attempts ?? 1;
+        const exhausted = job.attemptsMade >= attempts || /stalled more than allowable limit/i.test(err.message) || err.name === 'UnrecoverableError';
+        if (exhausted) hook(job, err).catch((e) => this.logger.error('failed-for-good hook failed', { queue: contract.name, jobId: job.id, error: (e as Error).message }));
+      });
+    }
+    this.workers.set(contract.name, worker as unknown as Worker);
+    return worker;
+  }
+
+  async waitUntilReady(): Promise<void> {
+    await Promise.all([...this.workers.values()].map((w) => w.waitUntilReady()));
+  }
+
+  isRunning(): boolean {
+    return [...this.workers.values()].every((w) => w.isRunning());
+  }
+
+  get queueNames(): string[] {
+    return [...this.workers.keys()];
+  }
+
+  /**
+   * Reports the depth of every registered queue in `gleaner_queue_jobs` each time `/metrics` is
+   * scraped. Its own fail-fast client: a scrape during a Redis outage must not pile commands up
+   * in a worker client's offline queue. Stopped by `close()`.
+   */
+  reportQueueDepths(): void {
+    if (this.depthSampling) return;
+    const client = createRedis(this.connection.redisUrl, 'producer', 'metrics');
+    const queues = this.queueNames.map((name) => {
+      const queue = new Queue(name, { connection: client, prefix: this.connection.prefix });
+      queue.on('error', () => undefined);
+      return queue;
+    });
+    const stop = onMetricsScrape(async () => {
+      for (const queue of queues) {
+        const counts = await queue.getJobCounts(...QUEUE_DEPTH_STATES);
+        for (const [state, n] of Object.entries(counts)) queueDepth.set({ queue: queue.name, state }, n);
+      }
+    });
+    this.depthSampling = { queues, client, stop };
+  }
+
+  /** Lets running jobs finish (within the caller's deadline), then disconnects. */
+  async close(): Promise<void> {
+    const sampling = this.depthSampling;
+    this.depthSampling = null;
+    sampling?.stop();
+    await Promise.all([...this.workers.values()].map((w) => w.close()));
+    if (sampling) {
+      await Promise.all(sampling.queues.map((q) => q.close().catch(() => undefined)));
+      sampling.client.disconnect();
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { createLogger, newRequestId } from '@gleaner/platform';
+import type { QueueProducer, WebhookJob } from '@gleaner/queues';
+import { createStores, type Stores } from '@gleaner/store';
+import { runRecordedJob, type RecordedJobContext } from '../src/index.js';
+import { deleteKeysWithPrefix, testPrefix, TEST_REDIS_URL } from '../../../tests/support/redis.js';
+
+const prefix = testPrefix('recorded-job');
+let redis: Redis;
+let stores: Stores;
+
+/** A webhook producer that refuses the first `failures` adds, as one does while Redis is away. */
+function flakyWebhooks(failures: number) {
+  const added: WebhookJob[] = [];
+  const producer = {
+    add: async (payload: WebhookJob) => {
+      if (failures-- > 0) throw new Error('Connection is closed.');
+      added.push(payload);
+    },
+  } as unknown as QueueProducer<WebhookJob, unknown>;
+  return { producer, added };
+}
+
+const job = (id: string, attemptsMade: number, attempts = 3) => ({ id, attemptsMade, opts: { attempts } }) as unknown as Job;
+
+function context(webhooks: QueueProducer<WebhookJob, unknown>): RecordedJobContext {
+  return {
+    records: stores.records,
+    subscriptions: stores.subscriptions,
+    webhooks,
+    logger: createLogger('recorded-job-test', 'error'),
+    includeTraces: false,
+    unexpectedError: (err) => ({ code: 'E008', message: err.message }),
+  };
+}
+
+async function newRequest(): Promise<string> {
+  const id = newRequestId();
+  await stores.records.create({ id, family: 'scrape', accountId: 'acct-1', input: { url: 'https://example.org/' }, webhook: { url: 'https://hooks.example.org/x', status: 'pending', attempts: 0 } });
+  return id;
+}
+
+beforeAll(() => {
+  redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  stores = createStores(redis, prefix, 'test-secret-0123456789abcdef');
+});
+
+afterAll(async () => {
+  await deleteKeysWithPrefix(prefix);
+  redis.disconnect();
+});
+
+describe('runRecordedJob', () => {
+  it('keeps a completed result when queueing its webhook fails, and finishes the webhook on the retry without working again', async () => {
+    const id = await newRequest();
+    const { producer, added } = flakyWebhooks(1);
+    let works = 0;
+    const work = async () => ({ result: { text: `run ${++works}` } });
+
+    // On the last attempt too: the storage error goes to BullMQ, the result is not turned into a failure.
+    await expect(runRecordedJob('scrape', job(id, 2), id, context(producer), work)).rejects.toThrow('Connection is closed.');
+    expect(await stores.records.get('scrape', id)).toMatchObject({ status: 'completed', result: { text: 'run 1' } });
+
+    // A run after that only finishes what was cut short: the result stays, the webhook is queued once.
+    await expect(runRecordedJob('scrape', job(id, 2), id, context(producer), work)).resolves.toEqual({ status: 'completed' });
+    expect(works).toBe(1);
+    expect(await stores.records.get('scrape', id)).toMatchObject({ status: 'completed', result: { text: 'run 1' } });
+    expect(added.map((w) => w.deliveryId)).toEqual([`wh-${id}`]);
+  });
+
+  it('records a failure only when no retry is left', async () => {
+    const id = await newRequest();
+    const { producer, added } = flakyWebhooks(0);
+    const work = async (): Promise<{ result: object }> => {
+      throw new Error('target reset the connection');
+    };
+    await expect(runRecordedJob('scrape', job(id, 0), id, context(producer), work)).rejects.toThrow('target reset the connection');
+    expect((await stores.records.get('scrape', id))?.status).toBe('processing');
+    await expect(runRecordedJob('scrape', job(id, 2), id, context(producer), work)).rejects.toThrow('E008: target reset the connection');
+    expect(await stores.records.get('scrape', id)).toMatchObject({ status: 'failed', error: { code: 'E008', message: 'target reset the connection' } });
+    expect(added).toHaveLength(1);
+  });
+});

@@ -1,0 +1,35 @@
+import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, type Logger } from '@gleaner/platform';
+import { botQueue } from '@gleaner/queues';
+import { RateLimiter, Sealer } from '@gleaner/store';
+import { WorkerRegistry } from '@gleaner/worker-runtime';
+import { createBotProcessor } from './bot-processor.js';
+import type { BotConnectorConfig } from './config.js';
+
+export interface RunningService {
+  stop(): Promise<void>;
+}
+
+export async function startBotConnector(config: BotConnectorConfig, logger: Logger = createLogger('bot-connector', config.LOG_LEVEL)): Promise<RunningService> {
+  const redis = createRedis(config.REDIS_URL, 'worker', 'bot-connector');
+  const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
+  const process = createBotProcessor({ config, tokenSealer: new Sealer(config.GLEANER_SECRET, 'bot-token'), rateLimiter: new RateLimiter(redis, config.GLEANER_REDIS_PREFIX), logger });
+  const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
+  // The processor needs the job's lock token to delay a rate-limited job.
+  registry.register(botQueue, (payload, job) => process(payload, job, job.token), { concurrency: config.BOT_CONCURRENCY });
+  await registry.waitUntilReady();
+  registry.reportQueueDepths();
+  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, () => registry.isRunning() && redis.status === 'ready') : null;
+  announce('bot-connector', `bot-connector ready, consuming ${registry.queueNames.join(', ')}`);
+  return {
+    stop: () =>
+      shutdownInOrder(
+        [
+          { name: 'health', run: () => health?.close() },
+          { name: 'workers', run: () => registry.close() },
+          { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
+        ],
+        config.SHUTDOWN_DEADLINE_MS,
+        logger,
+      ),
+  };
+}

@@ -1,0 +1,54 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import { newRequestId, renderMetrics } from '@gleaner/platform';
+import { Sealer } from '@gleaner/store';
+import type { GatewayDeps } from './deps.js';
+import { setRequestId } from './middleware/context.js';
+import { httpMetrics } from './middleware/http-metrics.js';
+import { docsRoutes } from './openapi/docs-routes.js';
+import { accountRouter } from './routes/account.js';
+import { botWebhookRouter } from './routes/bot-webhook.js';
+import { documentsRouter } from './routes/documents.js';
+import { v1ScraperRouter } from './routes/v1-scraper.js';
+import { webScraperRouter } from './routes/web-scraper.js';
+
+export interface AppOptions {
+  isReady: () => Promise<boolean>;
+}
+
+export function createGatewayApp(deps: GatewayDeps, options: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(helmet());
+  app.use(httpMetrics);
+  // Every response carries X-Request-ID; submit and status routes replace it with the request's id.
+  app.use((_req, res, next) => {
+    setRequestId(res, newRequestId());
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/metrics', async (_req, res) => {
+    const metrics = await renderMetrics();
+    res.type(metrics.contentType).send(metrics.body);
+  });
+  app.get('/readyz', async (_req, res) => {
+    const ready = await options.isReady().catch(() => false);
+    res.status(ready ? 200 : 503).json({ ready });
+  });
+
+  app.use(docsRoutes());
+  app.use('/web-scrapper', webScraperRouter(deps));
+  app.use('/v1/llm-web-scrapper', v1ScraperRouter(deps));
+  app.use('/documents', documentsRouter(deps));
+  app.use('/bot-webhook', botWebhookRouter(deps, new Sealer(deps.config.GLEANER_SECRET, 'bot-token')));
+  app.use('/account', accountRouter(deps));
+
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'E002: No such endpoint' });
+  });
+  return app;
+}

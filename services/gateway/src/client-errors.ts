@@ -1,0 +1,52 @@
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { newRequestId } from '@gleaner/platform';
+import { ApiError, errorTables, type ApiFamily } from './errors/index.js';
+
+/** The family whose error format a path answers in (the app mounts them at these bases, case-insensitively). */
+function familyOfPath(path: string): ApiFamily {
+  if (/^\/v1\/llm-web-scrapper(?:[/?]|$)/i.test(path)) return 'v1';
+  if (/^\/documents(?:[/?]|$)/i.test(path)) return 'parser';
+  if (/^\/bot-webhook(?:[/?]|$)/i.test(path)) return 'bot';
+  if (/^\/account(?:[/?]|$)/i.test(path)) return 'account';
+  return 'scraper';
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 408: 'Request Timeout' };
+
+/** Writes a whole HTTP answer on a socket express never got, in the family's format, and closes it. */
+function answerOnSocket(socket: Duplex, path: string, error: ApiError, status: number): void {
+  const requestId = newRequestId();
+  const rendered = errorTables[familyOfPath(path)].render(error, requestId);
+  const body = JSON.stringify(rendered.body);
+  const head = [`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}`, 'Content-Type: application/json; charset=utf-8', `Content-Length: ${Buffer.byteLength(body)}`, `X-Request-ID: ${requestId}`, 'Connection: close'];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/**
+ * Node answers some requests itself, before express sees them, with a bare status and no body:
+ * requests its parser refuses (control bytes in a header, oversized headers, an unknown method,
+ * conflicting Content-Length and Transfer-Encoding), CONNECT, and unknown `Expect` values. Those
+ * answers are given here in the family's error format with an X-Request-ID, like every other
+ * answer (API-DECISIONS "Conventions").
+ */
+export function answerRequestsExpressNeverSees(server: http.Server, app: http.RequestListener): void {
+  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
+    // Like Node's own handler: never write into a response already under way on this socket.
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const requestLine = err.rawPacket?.toString('latin1').split('\r\n', 1)[0] ?? '';
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const message = err.code === 'HPE_HEADER_OVERFLOW' ? 'Request headers are too large' : status === 408 ? 'Request timed out' : 'Malformed HTTP request';
+    answerOnSocket(socket, /^\S+ (\S+)/.exec(requestLine)?.[1] ?? '', new ApiError('invalid_json', message, { status }), status);
+  });
+  // The API is not a proxy: CONNECT names no endpoint.
+  server.on('connect', (req: http.IncomingMessage, socket: Duplex) => {
+    answerOnSocket(socket, req.url ?? '', new ApiError('not_found', 'No such endpoint'), 404);
+  });
+  // RFC 9110 lets a server ignore an expectation it does not know; the request is served as usual.
+  server.on('checkExpectation', app);
+}

@@ -1,0 +1,19 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '@gleaner/platform';
+import type { BotJob, BotJobResult, ParseJob, QueueProducer, ScrapeJob, ScrapeV1Job } from '@gleaner/queues';
+import type { Stores } from '@gleaner/store';
+import type { GatewayConfig } from './config.js';
+
+/** Everything the gateway's routes use, built once in main and injected (tests build their own). */
+export interface GatewayDeps {
+  config: GatewayConfig;
+  logger: Logger;
+  redis: Redis;
+  stores: Stores;
+  producers: {
+    scrape: QueueProducer<ScrapeJob, unknown>;
+    scrapeV1: QueueProducer<ScrapeV1Job, unknown>;
+    parse: QueueProducer<ParseJob, unknown>;
+    bot: QueueProducer<BotJob, BotJobResult>;
+  };
+}

@@ -1,0 +1,4 @@
+export * from './app.js';
+export * from './config.js';
+export * from './deps.js';
+export * from './service.js';

@@ -1,0 +1,23 @@
+import express, { type RequestHandler } from 'express';
+import { ApiError } from '../errors/index.js';
+
+/** Request bodies are capped at 100 KB (SPEC "Limits") and must be JSON objects. */
+export const BODY_LIMIT = '100kb';
+
+const parseJson = express.json({ limit: BODY_LIMIT, strict: true, type: () => true });
+
+/**
+ * Parses every POST body as JSON whatever its declared type (clients often omit the header), so
+ * "not JSON" is one clear 400 and an oversize body one clear 413, before any work is done.
+ */
+export const jsonObjectBody: RequestHandler = (req, res, next) => {
+  if (req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH') return next();
+  parseJson(req, res, (err?: unknown) => {
+    if (err) return next(err);
+    const body: unknown = req.body;
+    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+      return next(new ApiError('invalid_json', 'Request body must be a JSON object'));
+    }
+    next();
+  });
+};

@@ -1,0 +1,113 @@
+import { DOCUMENT_TYPES } from '../routes/documents.js';
+import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
+import type { Schema } from './openapi-types.js';
+
+const requestId: Schema = { type: 'string', description: 'Request id (UUIDv7); kept 7 days.' };
+const data: Schema = { type: 'string', description: 'Extracted text; pages joined with "\\n\\n=== Page Break ===\\n\\n".' };
+const kind: Schema = { type: 'string', description: 'The kind detected from the bytes (the declared type is only a hint).' };
+
+const schemas: Record<string, Schema> = {
+  ParseRequest: {
+    type: 'object',
+    required: ['url'],
+    properties: {
+      url: { type: 'string', format: 'uri', description: 'URL of the document (at most 50 MB).' },
+      type: { type: 'string', enum: [...DOCUMENT_TYPES], default: 'pdf', description: 'A hint; the real kind is detected from the bytes.' },
+      output: { type: 'string', enum: ['plain', 'markdown'], default: 'plain' },
+      webhook: { type: 'string', format: 'uri', description: 'HTTPS URL that receives the status record when the job ends.' },
+    },
+    additionalProperties: true,
+  },
+  ParseCompleted: {
+    type: 'object',
+    required: ['requestId', 'status', 'data', 'type'],
+    properties: { requestId, status: { type: 'string', const: 'COMPLETED' }, data, type: kind, pages: { type: 'integer', minimum: 0 } },
+  },
+  ParseAccepted: {
+    type: 'object',
+    required: ['requestId', 'status', 'message'],
+    properties: { requestId, status: { type: 'string', const: 'PROCESSING' }, message: { type: 'string' } },
+  },
+  ParseStatus: {
+    type: 'object',
+    description: 'The status record (also the webhook body).',
+    required: ['requestId', 'status', 'type', 'createdAt'],
+    properties: {
+      requestId,
+      status: { type: 'string', enum: ['PROCESSING', 'COMPLETED', 'FAILED'] },
+      type: kind,
+      createdAt: { type: 'integer', description: 'Unix time (seconds).' },
+      data,
+      pages: { type: 'integer', minimum: 0, description: 'COMPLETED only.' },
+      message: { type: 'string', description: 'PROCESSING only.' },
+      pagesDone: { type: 'integer', minimum: 0, description: 'PROCESSING only: pages extracted so far.' },
+      pagesTotal: { type: 'integer', minimum: 0, description: 'PROCESSING only: pages in the document.' },
+      error: { type: 'string', description: 'FAILED only: "CODE: message".' },
+      details: { type: 'array', items: { type: 'string' }, description: 'FAILED only.' },
+      webhookError: { type: 'string', const: '500-003: Webhook delivery failed' },
+    },
+  },
+  ParserError: {
+    type: 'object',
+    description: 'Error body of the document parser; the HTTP status is the code\'s first three digits (400-001…400-005, 401-001, 403-001, 404-001, 404-002, 413-001, 429-001, 500-001, 500-002).',
+    required: ['error', 'details'],
+    properties: {
+      error: { type: 'string', pattern: '^\\d{3}-\\d{3}: ', examples: ['400-001: Invalid file type'] },
+      details: { type: 'array', items: { type: 'string' } },
+      requestId: { type: 'string', description: 'When the job was accepted and then failed inside the 20 s window.' },
+    },
+  },
+};
+
+const submitExample = { url: 'https://example.com/reports/annual-2024.pdf', type: 'pdf', output: 'markdown' };
+
+export const documentsDoc: DocSection = {
+  schemas,
+  paths: {
+    '/documents/parse': {
+      post: {
+        operationId: 'submitParse',
+        summary: 'Parse a document',
+        description: 'PDF (text and scanned), doc/docx, images (OCR; multi-page TIFF, HEIC) and txt. Answers 200 within 20 s, else 202; poll the status endpoint (first after 5 s, then every 10 s) or use a webhook.',
+        tags: ['Document parser'],
+        security: apiKeySecurity,
+        requestBody: jsonRequestBody(schemaRef('ParseRequest'), {
+          pdf: { summary: 'PDF to markdown', value: submitExample },
+          scan: { summary: 'Scanned image with a webhook', value: { url: 'https://example.com/scans/invoice.tiff', type: 'tiff', output: 'plain', webhook: 'https://hooks.example.net/gleaner' } },
+        }),
+        responses: {
+          '200': jsonResponse(200, 'Completed within the window.', schemaRef('ParseCompleted')),
+          '202': jsonResponse(202, 'Still processing.', schemaRef('ParseAccepted'), { requestId: EXAMPLE_REQUEST_ID, status: 'PROCESSING', message: 'Document is being processed. Check the status endpoint for the result.' }),
+          ...errorResponses('ParserError', {
+            400: '400-001 invalid file type (also unsupported, encrypted or over 50 MB), 400-002 invalid URL, 400-003 invalid webhook, 400-004 missing field or body not JSON, 400-005 invalid output.',
+            401: '401-001: missing or unknown API key.',
+            403: '403-001: the key lacks the parse scope.',
+            413: '413-001: body over 100 KB.',
+            429: '429-001: rate limit exceeded.',
+            500: '500-001 processing error, 500-002 storage unreachable (with Retry-After).',
+          }),
+        },
+      },
+    },
+    '/documents/status/{requestId}': {
+      get: {
+        operationId: 'getParse',
+        summary: 'Parse job status and result',
+        description: 'While PROCESSING, pagesDone/pagesTotal report progress for multi-page documents.',
+        tags: ['Document parser'],
+        security: apiKeySecurity,
+        parameters: [pathParameter('requestId', 'The id answered by the submit.', EXAMPLE_REQUEST_ID)],
+        responses: {
+          '200': jsonResponse(200, 'PROCESSING, COMPLETED or FAILED record.', schemaRef('ParseStatus')),
+          ...errorResponses('ParserError', {
+            401: '401-001: missing or unknown API key.',
+            403: '403-001: the key lacks the parse scope.',
+            404: '404-001 unknown id (or another account\'s), 404-002 older than 7 days.',
+            429: '429-001: rate limit exceeded.',
+            500: '500-002: storage unreachable.',
+          }),
+        },
+      },
+    },
+  },
+};

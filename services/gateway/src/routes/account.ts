@@ -1,0 +1,108 @@
+import type { Router } from 'express';
+import { LLM_PROVIDERS, LlmKeyError, SUBSCRIPTION_FAMILIES, SubscriptionError, type Family, type LlmProvider } from '@gleaner/store';
+import type { GatewayDeps } from '../deps.js';
+import { ApiError } from '../errors/index.js';
+import { requireApiKey } from '../middleware/auth.js';
+import { accountIdOf, ctx } from '../middleware/context.js';
+import { jsonObjectBody } from '../middleware/json-body.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import { familyRouter } from './family-router.js';
+import { checkUrl } from '../url-policy.js';
+
+/** `/account/*` (scope `account`): who am I, usage, LLM keys, webhook secret. */
+export function accountRouter(deps: GatewayDeps): Router {
+  const { stores, config, logger } = deps;
+  return familyRouter('account', logger, (router) => {
+    router.use(requireApiKey(stores.accounts, 'account'), rateLimit(stores.rateLimiter, stores.accounts, config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
+
+    router.get('/', async (_req, res) => {
+      const account = await stores.accounts.getAccount(accountIdOf(res));
+      res.json({ account_id: account?.id, name: account?.name, key_id: ctx(res).keyId, scopes: ctx(res).scopes });
+    });
+
+    router.get('/usage', async (_req, res) => {
+      const accountId = accountIdOf(res);
+      const [usage, account] = await Promise.all([stores.usage.read(accountId), stores.accounts.getAccount(accountId)]);
+      res.json({ ...usage, rate_limit_per_minute: account?.rateLimitPerMinute ?? config.DEFAULT_RATE_LIMIT_PER_MINUTE });
+    });
+
+    router.get('/llm-keys', async (_req, res) => {
+      res.json({ keys: await stores.llmKeys.list(accountIdOf(res)) });
+    });
+
+    router.post('/llm-keys', async (req, res) => {
+      const body = req.body as Record<string, unknown>;
+      const provider = body.provider ?? 'anthropic';
+      if (typeof provider !== 'string' || !(LLM_PROVIDERS as readonly string[]).includes(provider)) throw new ApiError('E009', `provider must be one of ${LLM_PROVIDERS.join(', ')}`);
+      for (const field of ['key', 'model', 'base_url', 'label'] as const) {
+        if (body[field] !== undefined && typeof body[field] !== 'string') throw new ApiError('E001', `${field} must be a string`);
+      }
+      if (!body.key) throw new ApiError('E001', 'key is required');
+      // Workers will POST the page to this address: like a scrape target, it must be public unless
+      // the operator allows private networks (operators register LAN servers with the command line).
+      if (body.base_url !== undefined) {
+        const problem = await checkUrl(body.base_url, { allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, requireHttps: false });
+        if (problem === 'not_public') throw new ApiError('E009', 'base_url resolves to a private or reserved address');
+      }
+      try {
+        const summary = await stores.llmKeys.add(accountIdOf(res), {
+          provider: provider as LlmProvider,
+          secret: body.key as string,
+          model: body.model as string | undefined,
+          baseUrl: body.base_url as string | undefined,
+          label: body.label as string | undefined,
+        });
+        res.status(201).json(summary);
+      } catch (err) {
+        if (err instanceof LlmKeyError) throw new ApiError('E009', err.message);
+        throw err;
+      }
+    });
+
+    router.delete('/llm-keys/:id', async (req, res) => {
+      const removed = await stores.llmKeys.remove(accountIdOf(res), String(req.params.id));
+      if (!removed) throw new ApiError('E002', 'No such language-model key', { status: 404 });
+      res.status(204).end();
+    });
+
+    router.get('/webhook-secret', async (_req, res) => {
+      const account = await stores.accounts.getAccount(accountIdOf(res));
+      res.json({ secret: account?.webhookSecret });
+    });
+
+    router.post('/webhook-secret/rotate', async (_req, res) => {
+      res.json({ secret: await stores.accounts.rotateWebhookSecret(accountIdOf(res)) });
+    });
+
+    // Account-level webhook subscriptions: the lifecycle a workflow trigger (n8n) needs.
+    router.get('/webhooks', async (_req, res) => {
+      res.json({ webhooks: (await stores.subscriptions.list(accountIdOf(res))).map(subscriptionView) });
+    });
+
+    router.post('/webhooks', async (req, res) => {
+      const body = req.body as Record<string, unknown>;
+      if (typeof body.url !== 'string') throw new ApiError('E001', 'url is required');
+      const families = body.families ?? SUBSCRIPTION_FAMILIES;
+      if (!Array.isArray(families) || families.length === 0 || families.some((f) => !SUBSCRIPTION_FAMILIES.includes(f as Family))) {
+        throw new ApiError('E009', `families must be a non-empty list of ${SUBSCRIPTION_FAMILIES.join(', ')}`);
+      }
+      const problem = await checkUrl(body.url, { allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, requireHttps: true });
+      if (problem) throw new ApiError('E009', 'url must be a publicly reachable HTTPS URL');
+      try {
+        res.status(201).json(subscriptionView(await stores.subscriptions.add(accountIdOf(res), body.url, families as Family[])));
+      } catch (err) {
+        if (err instanceof SubscriptionError) throw new ApiError('E009', err.message);
+        throw err;
+      }
+    });
+
+    router.delete('/webhooks/:id', async (req, res) => {
+      if (!(await stores.subscriptions.remove(accountIdOf(res), String(req.params.id)))) throw new ApiError('E002', 'No such webhook subscription', { status: 404 });
+      res.status(204).end();
+    });
+  });
+}
+
+function subscriptionView(s: { id: string; url: string; families: Family[]; createdAt: number }) {
+  return { id: s.id, url: s.url, families: s.families, created_at: s.createdAt };
+}

@@ -1,0 +1,145 @@
+import Joi from 'joi';
+import type { Router } from 'express';
+import { compileOutputSchema, LlmError } from '@gleaner/llm-extract';
+import { isRequestId } from '@gleaner/platform';
+import type { ScrapeJob } from '@gleaner/queues';
+import { scrapeImmediateBody, scrapeErrorString, scrapeStatusBody, type ScrapeRecord } from '@gleaner/record-views';
+import type { GatewayDeps } from '../deps.js';
+import { ApiError } from '../errors/index.js';
+import { requireApiKey } from '../middleware/auth.js';
+import { accountIdOf, setRequestId } from '../middleware/context.js';
+import { jsonObjectBody } from '../middleware/json-body.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import { newRequestId } from '@gleaner/platform';
+import { submitAndWait } from '../submit.js';
+import { checkUrl, URL_PROBLEM_MESSAGES } from '../url-policy.js';
+import { familyRouter } from './family-router.js';
+
+const PROCESSING_MESSAGE = 'Request is still processing. Check the status endpoint later (poll at most every 5 minutes) or wait for the webhook.';
+
+/** Types are checked first (E001), then values against the rules (E009); URLs separately (E003). */
+const scrapeBodySchema = Joi.object({
+  url: Joi.string().required(),
+  output_type: Joi.string(),
+  use_cache: Joi.boolean().strict(),
+  webhook: Joi.string().allow(null),
+  use_llm: Joi.boolean().strict(),
+  prompt: Joi.string().allow(''),
+  llm_key_id: Joi.string().allow(null),
+  schema: Joi.object().unknown(true),
+}).unknown(true);
+
+interface ScrapeBody {
+  url: string;
+  output_type?: string;
+  use_cache?: boolean;
+  webhook?: string | null;
+  use_llm?: boolean;
+  prompt?: string;
+  llm_key_id?: string | null;
+  schema?: Record<string, unknown>;
+}
+
+function validateShape(body: unknown): ScrapeBody {
+  const { error, value } = scrapeBodySchema.validate(body, { abortEarly: true, convert: false });
+  if (error) throw new ApiError('E001', error.details[0].message.replace(/"/g, "'"));
+  return value as ScrapeBody;
+}
+
+/** A schema the worker could not use fails here, before a job is queued or a token spent. */
+function assertUsableSchema(schema: Record<string, unknown>): void {
+  try {
+    compileOutputSchema(schema);
+  } catch (err) {
+    throw new ApiError('E009', `schema: ${err instanceof LlmError ? err.reason : 'not a usable JSON Schema'}`);
+  }
+}
+
+export function webScraperRouter(deps: GatewayDeps): Router {
+  const { stores, config, logger } = deps;
+  const allowPrivate = config.GLEANER_ALLOW_PRIVATE_NETWORKS;
+  return familyRouter('scraper', logger, (router) => {
+    router.use(requireApiKey(stores.accounts, 'scrape'), rateLimit(stores.rateLimiter, stores.accounts, config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
+
+    router.post('/', async (req, res) => {
+      const accountId = accountIdOf(res);
+      const body = validateShape(req.body);
+      const urlProblem = await checkUrl(body.url, { allowPrivateNetworks: allowPrivate, requireHttps: false });
+      if (urlProblem) throw new ApiError('E003', URL_PROBLEM_MESSAGES[urlProblem]);
+
+      if (body.use_cache === true) {
+        // SPEC: with use_cache every other field is ignored.
+        const cached = await stores.cache.get<ScrapeRecord>(accountId, body.url);
+        if (!cached) throw new ApiError('E002', 'No cached result for this URL', { status: 404 });
+        setRequestId(res, cached.requestId);
+        res.status(200).json({ ...scrapeImmediateBody(cached.result), cached: true });
+        return;
+      }
+
+      const outputType = body.output_type ?? 'plaintext';
+      if (outputType !== 'plaintext' && outputType !== 'markdown') throw new ApiError('E009', "output_type must be 'plaintext' or 'markdown'");
+      const useLlm = body.use_llm === true;
+      if (useLlm && !body.prompt?.trim()) throw new ApiError('E009', 'prompt is required when use_llm is true');
+      if (!useLlm && body.schema) throw new ApiError('E009', 'schema is only allowed with use_llm');
+      if (body.schema) assertUsableSchema(body.schema);
+      let llmKeyId: string | undefined;
+      if (useLlm) {
+        const key = await stores.llmKeys.resolve(accountId, body.llm_key_id ?? undefined);
+        if (!key) throw new ApiError('E009', body.llm_key_id ? `unknown llm_key_id '${body.llm_key_id}'` : 'no language-model key is registered for this account (POST /account/llm-keys)');
+        llmKeyId = key.id;
+      }
+      if (body.webhook) {
+        const problem = await checkUrl(body.webhook, { allowPrivateNetworks: allowPrivate, requireHttps: true });
+        if (problem) throw new ApiError('E009', 'webhook must be a publicly reachable HTTPS URL');
+      }
+
+      const requestId = newRequestId();
+      setRequestId(res, requestId);
+      const payload: ScrapeJob = {
+        requestId,
+        accountId,
+        url: body.url,
+        outputType,
+        useLlm,
+        ...(useLlm ? { prompt: body.prompt, llmKeyId, ...(body.schema ? { schema: body.schema } : {}) } : {}),
+        ...(body.webhook ? { webhook: body.webhook } : {}),
+      };
+      const record = (await submitAndWait(stores.records, stores.usage, {
+        family: 'scrape',
+        requestId,
+        accountId,
+        input: { url: body.url, outputType, useLlm, ...(useLlm ? { prompt: body.prompt, llmKeyId } : {}) },
+        webhookUrl: body.webhook ?? undefined,
+        producer: deps.producers.scrape,
+        payload,
+        windowMs: config.SYNC_WINDOW_MS,
+      })) as ScrapeRecord | null;
+
+      if (!record) {
+        res.status(202).json({ request_id: requestId, url: body.url, status: 'processing', message: PROCESSING_MESSAGE });
+      } else if (record.status === 'completed') {
+        res.status(200).json(scrapeImmediateBody(record));
+      } else {
+        const rendered = scrapeErrorString(record);
+        const includeTrace = config.NODE_ENV === 'development' && record.error?.trace;
+        res.status(record.error?.code === 'E003' || record.error?.code === 'E009' ? 400 : 500).json({
+          request_id: requestId,
+          url: body.url,
+          status: 'failed',
+          timestamp: record.completedAt ?? record.createdAt,
+          error: rendered,
+          ...(includeTrace ? { error_trace: record.error!.trace } : {}),
+        });
+      }
+    });
+
+    router.get('/:requestId', async (req, res) => {
+      const id = String(req.params.requestId);
+      setRequestId(res, id);
+      if (!isRequestId(id)) throw new ApiError('E002', 'Request ID not found');
+      const lookup = await stores.records.lookup<ScrapeRecord['input'], ScrapeRecord['result']>('scrape', id, accountIdOf(res));
+      if (!lookup.found) throw new ApiError('E002', lookup.reason === 'expired' ? 'Request ID not found (results are kept 15 hours after completion)' : 'Request ID not found');
+      res.status(200).json(scrapeStatusBody(lookup.record as ScrapeRecord, config.NODE_ENV === 'development'));
+    });
+  });
+}

@@ -1,0 +1,70 @@
+import http from 'node:http';
+import { createLogger, createRedis, onMetricsScrape, QUEUE_DEPTH_STATES, queueDepth, shutdownInOrder, type Logger } from '@gleaner/platform';
+import { QueueProducer, botQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
+import { createStores } from '@gleaner/store';
+import { createGatewayApp } from './app.js';
+import { answerRequestsExpressNeverSees } from './client-errors.js';
+import type { GatewayConfig } from './config.js';
+import type { GatewayDeps } from './deps.js';
+
+export interface RunningGateway {
+  url: string;
+  deps: GatewayDeps;
+  stop(): Promise<void>;
+}
+
+/** Opens connections, serves HTTP, and returns an ordered stop (unready, stop HTTP, close queues, close Redis). */
+export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway', config.LOG_LEVEL)): Promise<RunningGateway> {
+  const redis = createRedis(config.REDIS_URL, 'producer', 'gateway');
+  const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
+  const producers = {
+    scrape: new QueueProducer(scrapeQueue, connection),
+    scrapeV1: new QueueProducer(scrapeV1Queue, connection),
+    parse: new QueueProducer(parseQueue, connection),
+    bot: new QueueProducer(botQueue, connection),
+  };
+  const deps: GatewayDeps = { config, logger, redis, stores: createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET), producers };
+
+  // Queue depths are sampled from Redis when Prometheus scrapes, not kept in memory.
+  const stopSampling = onMetricsScrape(async () => {
+    for (const producer of Object.values(producers)) {
+      const counts = await producer.queue.getJobCounts(...QUEUE_DEPTH_STATES);
+      for (const [state, n] of Object.entries(counts)) queueDepth.set({ queue: producer.contract.name, state }, n);
+    }
+  });
+
+  let accepting = true;
+  const isReady = async () => accepting && redis.status === 'ready' && (await redis.ping()) === 'PONG';
+  const app = createGatewayApp(deps, { isReady });
+  // Without a Host header Node would answer a bare 400 itself; the API does not use Host, so express answers.
+  const server = http.createServer({ requireHostHeader: false }, app);
+  answerRequestsExpressNeverSees(server, app);
+  // Longer than the 20 s window plus the bot timeout, so submits are never cut by the server.
+  server.requestTimeout = 120_000;
+  server.headersTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, resolve);
+  });
+  // Open the queue-event connections before the first submit needs them.
+  await Promise.all(Object.values(producers).map((p) => p.ready().catch(() => undefined)));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const url = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`;
+
+  return {
+    url,
+    deps,
+    stop: () =>
+      shutdownInOrder(
+        [
+          { name: 'unready', run: () => { accepting = false; stopSampling(); } },
+          { name: 'http', run: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeIdleConnections(); }) },
+          { name: 'queues', run: () => Promise.all(Object.values(producers).map((p) => p.close())) },
+          { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
+        ],
+        config.SHUTDOWN_DEADLINE_MS,
+        logger,
+      ),
+  };
+}

@@ -1,0 +1,22 @@
+import os from 'node:os';
+import Joi from 'joi';
+import { commonEnvSchema, loadConfig, type CommonConfig } from '@gleaner/platform';
+
+export interface ParserWorkerConfig extends CommonConfig {
+  /** Parse jobs run at once; each runs in its own thread with its own OCR worker. */
+  PARSER_CONCURRENCY: number;
+  /** Time budget of one document (download excluded). */
+  PARSER_JOB_BUDGET_MS: number;
+  HEALTH_PORT: number;
+}
+
+export const parserWorkerEnvSchema = Joi.object({
+  ...commonEnvSchema,
+  PARSER_CONCURRENCY: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
+  PARSER_JOB_BUDGET_MS: Joi.number().integer().min(1_000).default(10 * 60_000),
+  HEALTH_PORT: Joi.number().port().default(0),
+});
+
+export function loadParserWorkerConfig(env: NodeJS.ProcessEnv = process.env): ParserWorkerConfig {
+  return loadConfig<ParserWorkerConfig>(parserWorkerEnvSchema, env);
+}

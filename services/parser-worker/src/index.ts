@@ -1,0 +1,3 @@
+export * from './config.js';
+export * from './parse-pool.js';
+export * from './service.js';

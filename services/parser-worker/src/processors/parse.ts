@@ -1,0 +1,78 @@
+import type { Job } from 'bullmq';
+import { FetchError, fetchBinary } from '@gleaner/safe-fetch';
+import { ocrPages, TaskTimeoutError, ThreadTaskError, type Logger, type ThreadPool } from '@gleaner/platform';
+import type { ParseJob } from '@gleaner/queues';
+import type { ParseResult } from '@gleaner/record-views';
+import type { RequestRecordStore } from '@gleaner/store';
+import { JobFailure, runRecordedJob, type RecordedJobContext } from '@gleaner/worker-runtime';
+import type { ParseTask, ParseTaskResult } from '../parse-thread.js';
+
+/** SPEC "Limits": parser files up to 50 MB. */
+export const PARSE_MAX_BYTES = 50 * 1024 * 1024;
+
+export interface ParseProcessorDeps {
+  jobs: RecordedJobContext;
+  records: RequestRecordStore;
+  parsePool: ThreadPool;
+  allowPrivateNetworks: boolean;
+  budgetMs: number;
+  logger: Logger;
+}
+
+function downloadFailure(err: unknown): JobFailure {
+  if (!(err instanceof FetchError)) return new JobFailure('500-001', 'document download failed', true, [(err as Error).message]);
+  switch (err.kind) {
+    case 'invalid_url':
+    case 'blocked_address':
+      return new JobFailure('400-002', 'Invalid URL format', false, [err.message]);
+    case 'too_large':
+      return new JobFailure('400-001', 'Invalid file type', false, ['file is larger than 50 MB']);
+    default:
+      return new JobFailure('500-001', 'Processing error', err.transient, [`document download failed: ${err.message}`]);
+  }
+}
+
+function parseFailure(err: unknown, budgetMs: number): JobFailure {
+  if (err instanceof TaskTimeoutError) return new JobFailure('500-001', 'Processing error', false, [`document processing exceeded its ${Math.round(budgetMs / 1000)} s budget`]);
+  if (err instanceof ThreadTaskError && err.remoteName === 'DocumentError') {
+    const code = err.fields.code === '400-001' ? '400-001' : '500-001';
+    const details = Array.isArray(err.fields.details) ? (err.fields.details as string[]) : [];
+    return new JobFailure(code, code === '400-001' ? 'Invalid file type' : 'Processing error', false, details.length ? details : [err.message]);
+  }
+  // A thread that died (out of memory, crash) is replaced; the document is what broke it.
+  return new JobFailure('500-001', 'Processing error', false, [(err as Error).message]);
+}
+
+/** download (50 MB, guarded) → parse in a thread with a budget, progress into the record. */
+export function createParseProcessor(deps: ParseProcessorDeps) {
+  return (payload: ParseJob, job: Job) =>
+    runRecordedJob('parse', job, payload.requestId, deps.jobs, async () => {
+      let bytes: Buffer;
+      try {
+        bytes = (await fetchBinary(payload.url, { maxBytes: PARSE_MAX_BYTES, allowPrivateNetworks: deps.allowPrivateNetworks })).bytes;
+      } catch (err) {
+        throw downloadFailure(err);
+      }
+      let lastProgressWrite = 0;
+      let parsed: ParseTaskResult;
+      try {
+        parsed = await deps.parsePool.run<ParseTask, ParseTaskResult>(
+          { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), declaredType: payload.declaredType, output: payload.output },
+          deps.budgetMs,
+          (p) => {
+            const { pagesDone, pagesTotal } = p as { pagesDone: number; pagesTotal: number };
+            // At most two record writes a second, and always the last page.
+            if (Date.now() - lastProgressWrite < 500 && pagesDone < pagesTotal) return;
+            lastProgressWrite = Date.now();
+            deps.records.setProgress('parse', payload.requestId, pagesDone, pagesTotal).catch(() => undefined);
+          },
+        );
+      } catch (err) {
+        throw parseFailure(err, deps.budgetMs);
+      }
+      if (parsed.ocrPages > 0) ocrPages.inc(parsed.ocrPages);
+      const result: ParseResult = { data: parsed.text, type: parsed.kind, pages: parsed.pages };
+      deps.logger.info('document parsed', { requestId: payload.requestId, kind: parsed.kind, pages: parsed.pages, notes: parsed.notes });
+      return { result, extra: { progress: { pagesDone: parsed.pages, pagesTotal: parsed.pages } } };
+    });
+}

@@ -1,0 +1,56 @@
+import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, type Logger } from '@gleaner/platform';
+import { parseQueue, QueueProducer, webhookQueue } from '@gleaner/queues';
+import { createStores } from '@gleaner/store';
+import { recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
+import type { ParserWorkerConfig } from './config.js';
+import { createParsePool } from './parse-pool.js';
+import { createParseProcessor } from './processors/parse.js';
+
+export interface RunningService {
+  stop(): Promise<void>;
+}
+
+export async function startParserWorker(config: ParserWorkerConfig, logger: Logger = createLogger('parser-worker', config.LOG_LEVEL)): Promise<RunningService> {
+  const redis = createRedis(config.REDIS_URL, 'worker', 'parser-worker');
+  const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
+  const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
+  const webhooks = new QueueProducer(webhookQueue, connection);
+  const jobs: RecordedJobContext = {
+    records: stores.records,
+    subscriptions: stores.subscriptions,
+    webhooks,
+    logger,
+    includeTraces: false,
+    unexpectedError: (err) => ({ code: '500-001', message: 'Processing error', details: [err.message] }),
+  };
+  // One thread per concurrent job, so a slow OCR document never blocks a text PDF behind it.
+  const parsePool = createParsePool(config.PARSER_CONCURRENCY);
+  const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
+  registry.register(
+    parseQueue,
+    createParseProcessor({ jobs, records: stores.records, parsePool, allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, budgetMs: config.PARSER_JOB_BUDGET_MS, logger }),
+    {
+      concurrency: config.PARSER_CONCURRENCY,
+      onFailedForGood: (job) => recordFailedForGood('parse', String(job.id), jobs, { code: '500-001', message: 'Processing error', details: ['processing failed repeatedly (worker crashed)'] }),
+    },
+  );
+  await registry.waitUntilReady();
+  registry.reportQueueDepths();
+  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, () => registry.isRunning() && redis.status === 'ready') : null;
+  announce('parser-worker', `parser-worker ready, consuming ${registry.queueNames.join(', ')}`);
+
+  return {
+    stop: () =>
+      shutdownInOrder(
+        [
+          { name: 'health', run: () => health?.close() },
+          { name: 'workers', run: () => registry.close() },
+          { name: 'threads', run: () => parsePool.close() },
+          { name: 'webhook producer', run: () => webhooks.close() },
+          { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
+        ],
+        config.SHUTDOWN_DEADLINE_MS,
+        logger,
+      ),
+  };
+}

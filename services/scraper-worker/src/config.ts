@@ -1,0 +1,25 @@
+import Joi from 'joi';
+import { commonEnvSchema, loadConfig, type CommonConfig } from '@gleaner/platform';
+
+export interface ScraperWorkerConfig extends CommonConfig {
+  SCRAPER_CONCURRENCY: number;
+  /** Threads for HTML extraction; jsdom work is synchronous and CPU bound. */
+  SCRAPER_EXTRACT_THREADS: number;
+  /** Time budget of one page extraction inside its thread. */
+  SCRAPER_EXTRACT_BUDGET_MS: number;
+  ANTHROPIC_BASE_URL?: string;
+  HEALTH_PORT: number;
+}
+
+export const scraperWorkerEnvSchema = Joi.object({
+  ...commonEnvSchema,
+  SCRAPER_CONCURRENCY: Joi.number().integer().min(1).max(256).default(8),
+  SCRAPER_EXTRACT_THREADS: Joi.number().integer().min(1).max(64).default(2),
+  SCRAPER_EXTRACT_BUDGET_MS: Joi.number().integer().min(100).default(30_000),
+  ANTHROPIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  HEALTH_PORT: Joi.number().port().default(0),
+});
+
+export function loadScraperWorkerConfig(env: NodeJS.ProcessEnv = process.env): ScraperWorkerConfig {
+  return loadConfig<ScraperWorkerConfig>(scraperWorkerEnvSchema, env);
+}

@@ -1,0 +1,13 @@
+import { serveThreadTasks } from '@gleaner/platform';
+import { extractPage } from '@gleaner/html-extract';
+import { selectElements } from './select-elements.js';
+
+/** Tasks run inside the extraction threads (jsdom parsing is synchronous and CPU bound). */
+export type ExtractTask =
+  | { task: 'page'; html: string; url: string; markdown: boolean; budgetMs: number }
+  | { task: 'select'; html: string; url: string; selector?: string; budgetMs: number };
+
+serveThreadTasks(async (input: ExtractTask) => {
+  if (input.task === 'page') return extractPage(input.html, input.url, { markdown: input.markdown, timeBudgetMs: input.budgetMs });
+  return selectElements(input.html, input.url, input.selector);
+});

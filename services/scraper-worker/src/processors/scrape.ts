@@ -1,0 +1,69 @@
+import type { Job } from 'bullmq';
+import { fetchPage, type FetchedPage } from '@gleaner/safe-fetch';
+import type { PageExtraction } from '@gleaner/html-extract';
+import type { ScrapeJob } from '@gleaner/queues';
+import type { ScrapeRecord, ScrapeResult } from '@gleaner/record-views';
+import { JobFailure, runRecordedJob } from '@gleaner/worker-runtime';
+import { TaskTimeoutError } from '@gleaner/platform';
+import type { ExtractTask } from '../extract-thread.js';
+import type { ScrapeProcessorDeps } from './deps.js';
+import { scrapeFetchFailure } from './fetch-failures.js';
+import { runLlm } from './llm.js';
+
+/** SPEC: the current scraper reads pages up to 10 MB (after decompression). */
+export const SCRAPE_MAX_BYTES = 10 * 1024 * 1024;
+
+async function extract(deps: ScrapeProcessorDeps, page: FetchedPage, markdown: boolean): Promise<PageExtraction> {
+  if (page.kind === 'text') {
+    return { title: '', text: page.body, ...(markdown ? { markdown: page.body } : {}), meta: { title: '', description: '' }, links: [], images: [], contentSource: 'fallback' };
+  }
+  const budgetMs = deps.config.SCRAPER_EXTRACT_BUDGET_MS;
+  try {
+    return await deps.extractPool.run<ExtractTask, PageExtraction>({ task: 'page', html: page.body, url: page.finalUrl, markdown, budgetMs }, budgetMs + 1_000);
+  } catch (err) {
+    if (err instanceof TaskTimeoutError) throw new JobFailure('E008', `content extraction exceeded its ${Math.round(budgetMs / 1000)} s budget`, false);
+    throw new JobFailure('E008', `content extraction failed: ${(err as Error).message}`, false);
+  }
+}
+
+/** fetch → extract (in a thread) → optional LLM → record, cache, webhook. */
+export function createScrapeProcessor(deps: ScrapeProcessorDeps) {
+  return (payload: ScrapeJob, job: Job) =>
+    runRecordedJob('scrape', job, payload.requestId, deps.jobs, async () => {
+      let page: FetchedPage;
+      try {
+        page = await fetchPage(payload.url, { maxBytes: SCRAPE_MAX_BYTES, allowPrivateNetworks: deps.config.GLEANER_ALLOW_PRIVATE_NETWORKS });
+      } catch (err) {
+        throw scrapeFetchFailure(err);
+      }
+      const needMarkdown = payload.outputType === 'markdown' || payload.useLlm;
+      const extracted = await extract(deps, page, needMarkdown);
+      const result: ScrapeResult = {
+        text: extracted.text,
+        ...(needMarkdown ? { markdown: extracted.markdown ?? '' } : {}),
+        meta: { ...extracted.meta, status_code: page.statusCode, content_type: page.contentType, final_url: page.finalUrl },
+        links: extracted.links,
+        images: extracted.images,
+      };
+      let usage: ScrapeRecord['usage'];
+      if (payload.useLlm) {
+        const run = await runLlm(
+          deps,
+          {
+            accountId: payload.accountId,
+            llmKeyId: payload.llmKeyId,
+            prompt: payload.prompt ?? '',
+            schema: payload.schema,
+            page: { url: page.finalUrl, title: String(extracted.meta.title ?? ''), description: String(extracted.meta.description ?? ''), markdown: extracted.markdown ?? extracted.text },
+          },
+          'E008',
+        );
+        result.llm_output = run.output;
+        usage = run.usage;
+      }
+      return { result, extra: usage ? { usage } : {} };
+    }, async (record) => {
+      // The cache keeps the whole record so a cached answer renders exactly like the original.
+      await deps.cache.put(record.accountId, { requestId: record.id, url: payload.url, timestamp: record.completedAt ?? record.createdAt, result: record });
+    });
+}

@@ -1,0 +1,63 @@
+import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, ThreadPool, type Logger } from '@gleaner/platform';
+import { QueueProducer, scrapeQueue, scrapeV1Queue, webhookQueue } from '@gleaner/queues';
+import { createStores, type RecordError } from '@gleaner/store';
+import { recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
+import type { ScraperWorkerConfig } from './config.js';
+import { createScrapeProcessor } from './processors/scrape.js';
+import { createScrapeV1Processor } from './processors/scrape-v1.js';
+import type { ScrapeProcessorDeps } from './processors/deps.js';
+
+export interface RunningService {
+  stop(): Promise<void>;
+}
+
+const STALLED: Record<'scrape' | 'scrape-v1', RecordError> = {
+  scrape: { code: 'E008', message: 'processing failed repeatedly (worker crashed)' },
+  'scrape-v1': { code: '500', message: 'processing failed repeatedly (worker crashed)' },
+};
+
+export async function startScraperWorker(config: ScraperWorkerConfig, logger: Logger = createLogger('scraper-worker', config.LOG_LEVEL)): Promise<RunningService> {
+  const redis = createRedis(config.REDIS_URL, 'worker', 'scraper-worker');
+  const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
+  const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
+  const webhooks = new QueueProducer(webhookQueue, connection);
+  const jobs: RecordedJobContext = {
+    records: stores.records,
+    subscriptions: stores.subscriptions,
+    webhooks,
+    logger,
+    includeTraces: config.NODE_ENV === 'development',
+    unexpectedError: (err) => ({ code: 'E008', message: `processing failed: ${err.message}` }),
+  };
+  const extractPool = new ThreadPool({ entry: new URL('./extract-thread.ts', import.meta.url), size: config.SCRAPER_EXTRACT_THREADS, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
+  const deps: ScrapeProcessorDeps = { config, logger, jobs, extractPool, cache: stores.cache, llmKeys: stores.llmKeys, usage: stores.usage };
+
+  const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
+  registry.register(scrapeQueue, createScrapeProcessor(deps), {
+    concurrency: config.SCRAPER_CONCURRENCY,
+    onFailedForGood: (job) => recordFailedForGood('scrape', String(job.id), jobs, STALLED.scrape),
+  });
+  registry.register(scrapeV1Queue, createScrapeV1Processor(deps), {
+    concurrency: config.SCRAPER_CONCURRENCY,
+    onFailedForGood: (job) => recordFailedForGood('scrape-v1', String(job.id), jobs, STALLED['scrape-v1']),
+  });
+  await registry.waitUntilReady();
+  registry.reportQueueDepths();
+  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, () => registry.isRunning() && redis.status === 'ready') : null;
+  announce('scraper-worker', `scraper-worker ready, consuming ${registry.queueNames.join(', ')}`);
+
+  return {
+    stop: () =>
+      shutdownInOrder(
+        [
+          { name: 'health', run: () => health?.close() },
+          { name: 'workers', run: () => registry.close() },
+          { name: 'threads', run: () => extractPool.close() },
+          { name: 'webhook producer', run: () => webhooks.close() },
+          { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
+        ],
+        config.SHUTDOWN_DEADLINE_MS,
+        logger,
+      ),
+  };
+}

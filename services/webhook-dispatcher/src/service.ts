@@ -1,0 +1,48 @@
+import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, webhookDeliveries, type Logger } from '@gleaner/platform';
+import { webhookQueue } from '@gleaner/queues';
+import { createStores } from '@gleaner/store';
+import { WorkerRegistry } from '@gleaner/worker-runtime';
+import { webhookBackoffDelay } from './backoff.js';
+import type { WebhookDispatcherConfig } from './config.js';
+import { createDeliveryProcessor } from './deliver.js';
+
+export interface RunningService {
+  stop(): Promise<void>;
+}
+
+export async function startWebhookDispatcher(config: WebhookDispatcherConfig, logger: Logger = createLogger('webhook-dispatcher', config.LOG_LEVEL)): Promise<RunningService> {
+  const redis = createRedis(config.REDIS_URL, 'worker', 'webhook-dispatcher');
+  const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
+  const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
+  const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
+  registry.register(
+    webhookQueue,
+    createDeliveryProcessor({ records: stores.records, accounts: stores.accounts, logger, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS }),
+    {
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      settings: { backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) => webhookBackoffDelay(attemptsMade, config.WEBHOOK_BACKOFF_BASE_MS, err) },
+      onFailedForGood: async (job, err) => {
+        const { family, requestId, url, subscriptionId } = job.data as { family: 'scrape' | 'scrape-v1' | 'parse'; requestId: string; url: string; subscriptionId?: string };
+        webhookDeliveries.inc({ family, outcome: 'failed' });
+        if (!subscriptionId) await stores.records.update(family, requestId, (r) => ({ ...r, webhook: { url, status: 'failed', attempts: job.attemptsMade, lastError: err.message } }));
+        logger.warn('webhook delivery failed for good', { requestId, deliveryId: job.id, subscriptionId, attempts: job.attemptsMade, error: err.message });
+      },
+    },
+  );
+  await registry.waitUntilReady();
+  registry.reportQueueDepths();
+  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, () => registry.isRunning() && redis.status === 'ready') : null;
+  announce('webhook-dispatcher', `webhook-dispatcher ready, consuming ${registry.queueNames.join(', ')}`);
+  return {
+    stop: () =>
+      shutdownInOrder(
+        [
+          { name: 'health', run: () => health?.close() },
+          { name: 'workers', run: () => registry.close() },
+          { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
+        ],
+        config.SHUTDOWN_DEADLINE_MS,
+        logger,
+      ),
+  };
+}

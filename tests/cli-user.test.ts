@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createLogger } from '@gleaner/platform';
+import { loadParserWorkerConfig, startParserWorker } from '@gleaner/parser-worker';
+import { loadScraperWorkerConfig, startScraperWorker, type RunningService } from '@gleaner/scraper-worker';
+import { startFakeAnthropic, type AnthropicScript, type FakeProvider } from './fakes/llm-providers.js';
+import { gleanerCli } from './support/cli.js';
+import { serviceEnv } from './support/env.js';
+import { GatewayHarness, type TestAccount } from './support/gateway.js';
+import { html, startPageServer } from './support/page-server.js';
+import { REPO_ROOT } from './support/processes.js';
+import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
+import { wordF1 } from './support/word-f1.js';
+
+/** The user commands of `pnpm gleaner`: local files parsed in the CLI, URLs through a real gateway. */
+const DOCS = path.resolve(REPO_ROOT, '../shared/corpus/docs');
+const PAGE_BREAK = '=== Page Break ===';
+const reference = (file: string) => fs.readFileSync(path.join(DOCS, `${file}.ref.txt`), 'utf8');
+
+describe('parse of a local file (no server)', () => {
+  it('parses a txt file with its page breaks, progress on stderr', async () => {
+    const file = 'txt/rfc2965.txt';
+    const { stdout, stderr } = await gleanerCli(['parse', path.join(DOCS, file)], {});
+    const formFeeds = fs.readFileSync(path.join(DOCS, file), 'latin1').split('\f').length - 1;
+    expect(stdout.split(PAGE_BREAK).length - 1).toBe(formFeeds);
+    expect(wordF1(stdout, reference(file))).toBeGreaterThan(0.95);
+    expect(stderr).toMatch(new RegExp(`pages ${formFeeds + 1}/${formFeeds + 1}`));
+  });
+
+  it('parses a docx, as plain text and as markdown', async () => {
+    const file = 'docx/nwe-test04-headers.docx';
+    const plain = await gleanerCli(['parse', path.join(DOCS, file)], {});
+    expect(wordF1(plain.stdout, reference(file))).toBeGreaterThan(0.9);
+    const markdown = await gleanerCli(['parse', '--markdown', path.join(DOCS, file)], {});
+    // The document's big bold line becomes a heading, its italics emphasis.
+    expect(markdown.stdout).toMatch(/^#{1,6}\s+Molière$/m);
+    expect(markdown.stdout).toContain('_Les Précieuses ridicules._');
+  });
+
+  it('fails with one line for a missing file', async () => {
+    await expect(gleanerCli(['parse', '/nonexistent/report.pdf'], {})).rejects.toMatchObject({ code: 1, stderr: "error: no such file '/nonexistent/report.pdf'\n" });
+  });
+});
+
+describe('scrape and parse through the gateway', () => {
+  const prefix = testPrefix('cli-user');
+  let h: GatewayHarness;
+  let scraper: RunningService;
+  let parser: RunningService;
+  let site: Awaited<ReturnType<typeof startPageServer>>;
+  let llm: FakeProvider<AnthropicScript>;
+  let account: TestAccount;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    site = await startPageServer({
+      '/article': html(
+        '<main><article><h1>Gleaning fields</h1><p>Gleaning is the act of collecting leftover crops from fields after they have been harvested, a practice described in many old texts.</p><p>Today volunteers glean to feed families.</p></article></main>',
+        '<title>Gleaning fields</title><meta name="description" content="About gleaning">',
+      ),
+      '/notes.txt': (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(fs.readFileSync(path.join(DOCS, 'txt/rfc2965.txt'))),
+    });
+    llm = await startFakeAnthropic();
+    // Window 0: every submit answers 202, so the commands follow their requests by polling.
+    h = await GatewayHarness.start(prefix, { SYNC_WINDOW_MS: '0' });
+    const logger = createLogger('cli-user-test', 'error');
+    scraper = await startScraperWorker(loadScraperWorkerConfig(serviceEnv(prefix, { SCRAPER_CONCURRENCY: '2', SCRAPER_EXTRACT_THREADS: '1' })), logger);
+    parser = await startParserWorker(loadParserWorkerConfig(serviceEnv(prefix, { PARSER_CONCURRENCY: '1' })), logger);
+    account = await h.account('cli-user');
+    await h.stores.llmKeys.add(account.accountId, { provider: 'anthropic', secret: 'sk-ant-cli-test', baseUrl: llm.baseUrl, model: 'claude-test' });
+    env = { GLEANER_URL: h.url, GLEANER_API_KEY: account.apiKey };
+  }, 60_000);
+
+  afterAll(async () => {
+    await scraper?.stop();
+    await parser?.stop();
+    await h?.stop();
+    await site?.close();
+    await llm?.close();
+    await deleteKeysWithPrefix(prefix);
+  });
+
+  it('scrape prints the text, or the markdown', async () => {
+    const text = await gleanerCli(['scrape', `${site.url}/article`], env);
+    expect(text.stdout).toContain('Today volunteers glean to feed families.');
+    expect(text.stdout).not.toContain('<p>');
+    const markdown = await gleanerCli(['scrape', `${site.url}/article`, '--markdown'], env);
+    expect(markdown.stdout).toMatch(/^# Gleaning fields$/m);
+  }, 60_000);
+
+  it('scrape --llm prints the language-model output as JSON', async () => {
+    const { stdout } = await gleanerCli(['scrape', `${site.url}/article`, '--llm', 'Give the topic as {"answer": string}'], env);
+    expect(JSON.parse(stdout)).toEqual({ answer: 'stand-in answer' });
+    expect(llm.requests.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('parse of a URL goes through the server', async () => {
+    const { stdout } = await gleanerCli(['parse', `${site.url}/notes.txt`], env);
+    expect(stdout.split(PAGE_BREAK).length - 1).toBe(fs.readFileSync(path.join(DOCS, 'txt/rfc2965.txt'), 'latin1').split('\f').length - 1);
+    expect(wordF1(stdout, reference('txt/rfc2965.txt'))).toBeGreaterThan(0.95);
+  }, 60_000);
+
+  it('reports API errors in one line, and needs a key', async () => {
+    await expect(gleanerCli(['scrape', 'ftp://example.com/'], env)).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: Gleaner API answered 400: E003: .*\n$/) });
+    await expect(gleanerCli(['scrape', `${site.url}/article`], { GLEANER_URL: h.url, GLEANER_API_KEY: '' })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('GLEANER_API_KEY is required') });
+  });
+});

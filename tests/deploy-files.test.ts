@@ -1,0 +1,637 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import type Joi from 'joi';
+import { parse as parseYaml, parseDocument } from 'yaml';
+import { startHealthServer, type HealthServer } from '@gleaner/platform';
+import { gatewayEnvSchema } from '../services/gateway/src/config.js';
+import { scraperWorkerEnvSchema } from '../services/scraper-worker/src/config.js';
+import { parserWorkerEnvSchema } from '../services/parser-worker/src/config.js';
+import { webhookDispatcherEnvSchema } from '../services/webhook-dispatcher/src/config.js';
+import { botConnectorEnvSchema } from '../services/bot-connector/src/config.js';
+import { REPO_ROOT } from './support/processes.js';
+
+/**
+ * Static checks of the deployment files (there is no Docker engine in CI): docker-compose.yml
+ * against the compose-spec essentials and our operator interface, infra/Dockerfile,
+ * .dockerignore, infra/redis.conf and infra/prometheus.yml against what the services really
+ * read and serve.
+ */
+const read = (p: string) => readFileSync(path.join(REPO_ROOT, p), 'utf8');
+const INTERFACE_MD = readFileSync(path.resolve(REPO_ROOT, '../shared/INTERFACE.md'), 'utf8');
+const COMPOSE_TEXT = read('docker-compose.yml');
+const DOCKERFILE_TEXT = read('infra/Dockerfile');
+const ROOT_PACKAGE = JSON.parse(read('package.json')) as { packageManager: string; dependencies: Record<string, string> };
+
+type Dict = Record<string, unknown>;
+const isDict = (v: unknown): v is Dict => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// ---------------------------------------------------------------------------------------------
+// The operator interface: service names (INTERFACE.md) and documented variables.
+
+/** "`<service>` one of `gateway`, `scraper-worker`, …" in INTERFACE.md. */
+function interfaceServices(): string[] {
+  const sentence = /`<service>`\s+one of([\s\S]*?)\./.exec(INTERFACE_MD);
+  if (!sentence) throw new Error('INTERFACE.md no longer lists the services');
+  return [...sentence[1].matchAll(/`([a-z-]+)`/g)].map((m) => m[1]);
+}
+
+/** Variable names of the first Markdown table after `heading`. */
+function tableVariables(markdown: string, heading: RegExp): string[] {
+  const start = markdown.search(heading);
+  if (start < 0) throw new Error(`no section ${heading}`);
+  const lines = markdown.slice(start).split('\n').slice(1);
+  const first = lines.findIndex((l) => l.startsWith('|'));
+  const rows: string[] = [];
+  for (const line of lines.slice(first)) {
+    if (!line.startsWith('|')) break;
+    const cell = /^\|\s*`([A-Z][A-Z0-9_]*)`\s*\|/.exec(line);
+    if (cell) rows.push(cell[1]);
+  }
+  return rows;
+}
+
+const SCHEMAS: Record<string, Joi.ObjectSchema> = {
+  gateway: gatewayEnvSchema,
+  'scraper-worker': scraperWorkerEnvSchema,
+  'parser-worker': parserWorkerEnvSchema,
+  'webhook-dispatcher': webhookDispatcherEnvSchema,
+  'bot-connector': botConnectorEnvSchema,
+};
+const schemaKeys = (service: string): string[] => Object.keys((SCHEMAS[service].describe() as { keys: Dict }).keys);
+
+const SERVICES = interfaceServices();
+const WORKERS = SERVICES.filter((s) => s !== 'gateway');
+
+// ---------------------------------------------------------------------------------------------
+// Compose: parsing, interpolation (as `docker compose config` does it) and the spec essentials.
+
+/** `$$`, `$NAME`, `${NAME}`, `${NAME:-default}`, `${NAME-default}`, `${NAME:?message}`, `${NAME?message}`, `${NAME:+alt}`, `${NAME+alt}`. */
+const TOKEN = /\$(?:\$|\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*)|)/g;
+const BRACED = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([\s\S]*))?$/;
+
+class InterpolationError extends Error {}
+
+/** Interpolates one value; throws on invalid syntax and on `?` variables that are missing. */
+function interpolate(value: string, env: Record<string, string | undefined>): string {
+  return value.replace(TOKEN, (token, braced: string | undefined, bare: string | undefined) => {
+    if (token === '$$') return '$';
+    if (bare) return env[bare] ?? '';
+    if (braced === undefined) throw new InterpolationError(`invalid interpolation: a lone "$" in ${JSON.stringify(value)}`);
+    const m = BRACED.exec(braced);
+    if (!m) throw new InterpolationError(`invalid interpolation format: \${${braced}}`);
+    const [, name, op, arg = ''] = m;
+    const v = env[name];
+    const unset = v === undefined;
+    const emptyOrUnset = unset || v === '';
+    switch (op) {
+      case undefined:
+        return v ?? '';
+      case ':-':
+        return emptyOrUnset ? arg : v!;
+      case '-':
+        return unset ? arg : v!;
+      case ':?':
+      case '?':
+        if (op === ':?' ? emptyOrUnset : unset) throw new InterpolationError(`required variable ${name} is missing a value: ${arg}`);
+        return v!;
+      case ':+':
+        return emptyOrUnset ? '' : arg;
+      case '+':
+        return unset ? '' : arg;
+      default:
+        throw new InterpolationError(`invalid interpolation operator ${op}`);
+    }
+  });
+}
+
+/** Every string value of a parsed YAML tree (keys are not interpolated by compose). */
+function mapStrings(node: unknown, f: (s: string) => string): unknown {
+  if (typeof node === 'string') return f(node);
+  if (Array.isArray(node)) return node.map((n) => mapStrings(n, f));
+  if (isDict(node)) return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, mapStrings(v, f)]));
+  return node;
+}
+
+function rawStrings(node: unknown, out: string[] = []): string[] {
+  mapStrings(node, (s) => (out.push(s), s));
+  return out;
+}
+
+const composeDocument = parseDocument(COMPOSE_TEXT, { merge: true, uniqueKeys: true });
+const RAW_COMPOSE = parseYaml(COMPOSE_TEXT, { merge: true }) as Dict;
+const TEST_SECRET = 'a-secret-for-the-static-checks-0123456789';
+/** The project as `docker compose config` would print it, with only GLEANER_SECRET set. */
+const compose = mapStrings(RAW_COMPOSE, (s) => interpolate(s, { GLEANER_SECRET: TEST_SECRET })) as { services: Record<string, Dict>; volumes?: Dict };
+const service = (name: string): Dict => {
+  const s = compose.services[name];
+  if (!isDict(s)) throw new Error(`compose has no service ${name}`);
+  return s;
+};
+
+function environmentOf(s: Dict): Record<string, string> {
+  const env = s.environment ?? {};
+  if (Array.isArray(env)) return Object.fromEntries(env.map((e: string) => [e.split('=')[0], e.split('=').slice(1).join('=')]));
+  return Object.fromEntries(Object.entries(env as Dict).map(([k, v]) => [k, String(v ?? '')]));
+}
+
+/** `test: [CMD, …]` as one command line. */
+const healthcheckCommand = (s: Dict): string => {
+  const test = (s.healthcheck as Dict | undefined)?.test;
+  return Array.isArray(test) ? test.join(' ') : String(test ?? '');
+};
+
+/** Keys of a compose service (compose-spec `service` definition), to catch typos such as `healtcheck`. */
+const SERVICE_KEYS = new Set([
+  'annotations', 'attach', 'blkio_config', 'build', 'cap_add', 'cap_drop', 'cgroup', 'cgroup_parent', 'command', 'configs', 'container_name', 'cpu_count',
+  'cpu_percent', 'cpu_period', 'cpu_quota', 'cpu_rt_period', 'cpu_rt_runtime', 'cpu_shares', 'cpus', 'cpuset', 'credential_spec', 'depends_on', 'deploy',
+  'develop', 'device_cgroup_rules', 'devices', 'dns', 'dns_opt', 'dns_search', 'domainname', 'entrypoint', 'env_file', 'environment', 'expose', 'extends',
+  'external_links', 'extra_hosts', 'gpus', 'group_add', 'healthcheck', 'hostname', 'image', 'init', 'ipc', 'isolation', 'labels', 'links', 'logging',
+  'mac_address', 'mem_limit', 'mem_reservation', 'mem_swappiness', 'memswap_limit', 'network_mode', 'networks', 'oom_kill_disable', 'oom_score_adj', 'pid',
+  'pids_limit', 'platform', 'ports', 'post_start', 'pre_stop', 'privileged', 'profiles', 'pull_policy', 'read_only', 'restart', 'runtime', 'scale', 'secrets',
+  'security_opt', 'shm_size', 'stdin_open', 'stop_grace_period', 'stop_signal', 'storage_opt', 'sysctls', 'tmpfs', 'tty', 'ulimits', 'user', 'userns_mode',
+  'uts', 'volumes', 'volumes_from', 'working_dir',
+]);
+const TOP_LEVEL_KEYS = new Set(['version', 'name', 'include', 'services', 'networks', 'volumes', 'configs', 'secrets', 'models']);
+const DURATION = /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/;
+const DEPENDS_CONDITIONS = new Set(['service_started', 'service_healthy', 'service_completed_successfully']);
+const RESTART_POLICIES = /^(no|always|unless-stopped|on-failure(:\d+)?)$/;
+
+/** Short port syntax `[[ip:]host:]container[/protocol]`, ports or ranges within 1-65535. */
+function portProblem(port: unknown): string | null {
+  if (typeof port !== 'string') return `port ${JSON.stringify(port)} must be a quoted string (YAML 1.1 reads 80:80 as a number)`;
+  const [mapping, protocol, ...rest] = port.split('/');
+  if (rest.length || (protocol !== undefined && !['tcp', 'udp', 'sctp'].includes(protocol))) return `bad protocol in ${port}`;
+  const parts = mapping.split(':');
+  if (parts.length > 3) return `too many parts in ${port}`;
+  if (parts.length === 3 && !/^\d{1,3}(\.\d{1,3}){3}$/.test(parts[0])) return `bad host IP in ${port}`;
+  for (const p of parts.slice(parts.length === 3 ? 1 : 0)) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(p);
+    if (!m || [m[1], m[2]].some((n) => n !== undefined && (Number(n) < 1 || Number(n) > 65535))) return `bad port number "${p}" in ${port}`;
+  }
+  return null;
+}
+
+/** Problems of one service against the compose-spec essentials (an empty list when valid). */
+function serviceProblems(name: string, s: Dict, project: { services: Record<string, Dict>; volumes?: Dict }): string[] {
+  const problems: string[] = [];
+  const add = (p: string) => problems.push(`${name}: ${p}`);
+  if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) add('invalid service name');
+  for (const key of Object.keys(s)) if (!SERVICE_KEYS.has(key) && !key.startsWith('x-')) add(`unknown key ${key}`);
+  if (!s.image && !s.build) add('neither image nor build');
+  if (s.build !== undefined) {
+    const build = typeof s.build === 'string' ? { context: s.build } : (s.build as Dict);
+    const context = path.join(REPO_ROOT, String(build.context ?? '.'));
+    if (!existsSync(context) || !statSync(context).isDirectory()) add(`build context ${String(build.context)} is not a directory`);
+    if (!existsSync(path.join(context, String(build.dockerfile ?? 'Dockerfile')))) add(`dockerfile ${String(build.dockerfile)} missing`);
+  }
+  for (const key of ['command', 'entrypoint']) {
+    const v = s[key];
+    if (v !== undefined && typeof v !== 'string' && !(Array.isArray(v) && v.every((x) => typeof x === 'string'))) add(`${key} must be a string or a list of strings`);
+  }
+  if (s.environment !== undefined) {
+    if (Array.isArray(s.environment)) {
+      for (const e of s.environment) if (typeof e !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*(=|$)/.test(e)) add(`bad environment entry ${JSON.stringify(e)}`);
+    } else if (isDict(s.environment)) {
+      for (const [k, v] of Object.entries(s.environment)) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) add(`bad environment name ${k}`);
+        if (v !== null && !['string', 'number', 'boolean'].includes(typeof v)) add(`environment ${k} must be a scalar`);
+      }
+    } else add('environment must be a map or a list');
+  }
+  if (s.restart !== undefined && !RESTART_POLICIES.test(String(s.restart))) add(`bad restart policy ${String(s.restart)}`);
+  if (s.stop_grace_period !== undefined && !DURATION.test(String(s.stop_grace_period))) add('bad stop_grace_period');
+  if (s.init !== undefined && typeof s.init !== 'boolean') add('init must be a boolean');
+  if (s.profiles !== undefined && !(Array.isArray(s.profiles) && s.profiles.every((p) => typeof p === 'string'))) add('profiles must be a list of strings');
+  if (s.healthcheck !== undefined) {
+    const h = s.healthcheck as Dict;
+    const test = h.test;
+    if (!(typeof test === 'string' || (Array.isArray(test) && ['CMD', 'CMD-SHELL', 'NONE'].includes(test[0] as string)))) add('healthcheck.test must be a string or start with CMD, CMD-SHELL or NONE');
+    for (const d of ['interval', 'timeout', 'start_period', 'start_interval']) if (h[d] !== undefined && !DURATION.test(String(h[d]))) add(`bad healthcheck.${d}`);
+    if (h.retries !== undefined && !Number.isInteger(h.retries)) add('healthcheck.retries must be an integer');
+  }
+  const depends = s.depends_on;
+  if (depends !== undefined) {
+    const entries: Array<[string, Dict]> = Array.isArray(depends) ? depends.map((d: string) => [d, { condition: 'service_started' }]) : Object.entries(depends as Dict).map(([k, v]) => [k, v as Dict]);
+    for (const [target, options] of entries) {
+      if (!project.services[target]) add(`depends_on unknown service ${target}`);
+      const condition = String(options?.condition ?? 'service_started');
+      if (!DEPENDS_CONDITIONS.has(condition)) add(`depends_on ${target}: bad condition ${condition}`);
+      if (condition === 'service_healthy' && !project.services[target]?.healthcheck) add(`depends_on ${target} being healthy, which has no healthcheck`);
+    }
+  }
+  for (const port of (s.ports as unknown[] | undefined) ?? []) {
+    const problem = portProblem(port);
+    if (problem) add(problem);
+  }
+  for (const volume of (s.volumes as unknown[] | undefined) ?? []) {
+    if (typeof volume !== 'string') continue;
+    const [source, target, mode, ...rest] = volume.split(':');
+    if (rest.length || !target?.startsWith('/') || (mode !== undefined && !/^(ro|rw|z|Z|cached|delegated|consistent)(,(ro|rw|z|Z|nocopy))*$/.test(mode))) add(`bad volume ${volume}`);
+    else if (source.startsWith('.') || source.startsWith('/')) {
+      if (!existsSync(path.resolve(REPO_ROOT, source))) add(`bind mount source ${source} does not exist`);
+    } else if (!project.volumes || !(source in project.volumes)) add(`named volume ${source} is not declared under volumes:`);
+  }
+  return problems;
+}
+
+/** `name:tag` of an image reference, or problems (untagged, latest). */
+function imageTagProblem(image: string): string | null {
+  const withoutDigest = image.split('@')[0];
+  const lastSegment = withoutDigest.split('/').at(-1)!;
+  if (!lastSegment.includes(':')) return `${image} has no tag (means latest)`;
+  const tag = lastSegment.split(':')[1];
+  if (tag === 'latest' || tag === '') return `${image} uses the latest tag`;
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dockerfile: instructions with line continuations joined, ARG defaults applied.
+
+interface Instruction {
+  keyword: string;
+  args: string;
+  stage: number;
+}
+
+function parseDockerfile(text: string): Instruction[] {
+  const joined = text.replace(/\\\r?\n/g, ' ');
+  const out: Instruction[] = [];
+  let stage = -1;
+  for (const line of joined.split(/\r?\n/)) {
+    const trimmed = line.trim();
+    if (!trimmed || trimmed.startsWith('#')) continue;
+    const m = /^([A-Za-z]+)\s+([\s\S]*)$/.exec(trimmed);
+    if (!m) throw new Error(`not a Dockerfile instruction: ${trimmed}`);
+    const keyword = m[1].toUpperCase();
+    if (keyword === 'FROM') stage++;
+    out.push({ keyword, args: m[2].trim(), stage });
+  }
+  return out;
+}
+
+const instructions = parseDockerfile(DOCKERFILE_TEXT);
+/** ARG defaults: global ones (before the first FROM) apply to FROM lines, stage ones inside their stage. */
+function argDefaults(stage: number): Record<string, string> {
+  const defaults: Record<string, string> = {};
+  for (const i of instructions) {
+    if (i.keyword !== 'ARG' || i.stage !== stage) continue;
+    const [name, value] = i.args.split('=');
+    if (value !== undefined) defaults[name] = value;
+  }
+  return defaults;
+}
+const expandArgs = (s: string, defaults: Record<string, string>) => s.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, n: string) => defaults[n] ?? `\${${n}}`);
+const stages = instructions
+  .filter((i) => i.keyword === 'FROM')
+  .map((i) => {
+    const m = /^(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?$/i.exec(i.args);
+    if (!m) throw new Error(`bad FROM ${i.args}`);
+    return { index: i.stage, image: expandArgs(m[1], argDefaults(-1)), name: m[2] };
+  });
+const finalStage = stages.length - 1;
+const inStage = (stage: number) => instructions.filter((i) => i.stage === stage);
+const runLines = (stage: number) => inStage(stage).filter((i) => i.keyword === 'RUN').map((i) => expandArgs(i.args, argDefaults(stage)));
+const jsonForm = (keyword: string): string[] => {
+  const last = inStage(finalStage).filter((i) => i.keyword === keyword).at(-1);
+  if (!last) return [];
+  const value = JSON.parse(last.args) as unknown;
+  if (!Array.isArray(value)) throw new Error(`${keyword} must use the exec (JSON) form`);
+  return value as string[];
+};
+
+/** .dockerignore semantics for the patterns we use: `**` any depth, `*` within a segment, last match wins, `!` re-includes. */
+function dockerIgnored(relativePath: string): boolean {
+  const rules = read('.dockerignore')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+  let ignored = false;
+  for (const rule of rules) {
+    const negate = rule.startsWith('!');
+    const pattern = (negate ? rule.slice(1) : rule).replace(/^\/+|\/+$/g, '');
+    const source = pattern
+      .split('/')
+      .map((seg) => (seg === '**' ? '(?:.*)' : seg.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')))
+      .join('/')
+      .replace(/\(\?:\.\*\)\//g, '(?:.*/)?');
+    if (new RegExp(`^${source}(?:/.*)?$`).test(relativePath)) ignored = !negate;
+  }
+  return ignored;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Production dependencies: every package a runtime source file imports must be a dependency.
+
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'node_modules' ? [] : sourceFiles(p);
+    return /\.(ts|mts|mjs|js)$/.test(e.name) && !e.name.endsWith('.d.ts') ? [p] : [];
+  });
+}
+
+function runtimeImports(code: string): string[] {
+  const specifiers = [
+    ...code.matchAll(/^\s*import\s+(?!type\b)[^'";]*?\bfrom\s+['"]([^'"]+)['"]/gm),
+    ...code.matchAll(/^\s*export\s+(?!type\b)[^'";]*?\bfrom\s+['"]([^'"]+)['"]/gm),
+    ...code.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
+    ...code.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+    ...code.matchAll(/\brequire(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1]);
+  return specifiers.filter((s) => !s.startsWith('.') && !s.startsWith('/') && !s.startsWith('node:') && !builtinModules.includes(s.split('/')[0]));
+}
+const packageName = (specifier: string) => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]);
+
+// =============================================================================================
+
+describe('docker-compose.yml', () => {
+  it('is valid YAML without duplicate keys, with the top-level keys of the compose spec', () => {
+    expect(composeDocument.errors.map((e) => e.message)).toEqual([]);
+    expect(composeDocument.warnings.map((e) => e.message)).toEqual([]);
+    for (const key of Object.keys(RAW_COMPOSE)) expect({ key, allowed: TOP_LEVEL_KEYS.has(key) || key.startsWith('x-') }).toEqual({ key, allowed: true });
+    expect(isDict(compose.services) && Object.keys(compose.services).length > 0).toBe(true);
+  });
+
+  it('every service follows the compose-spec essentials (image or build, depends_on, ports, volumes, healthchecks)', () => {
+    const problems = Object.entries(compose.services).flatMap(([name, s]) => serviceProblems(name, s, compose));
+    expect(problems).toEqual([]);
+  });
+
+  it('the essentials check itself rejects what `docker compose config` rejects', () => {
+    const project = { services: { a: { image: 'x:1', healthcheck: { test: ['CMD', 'true'] } } } as Record<string, Dict>, volumes: { data: null } as Dict };
+    const bad: Array<[Dict, RegExp]> = [
+      [{ command: 'x' }, /neither image nor build/],
+      [{ image: 'x:1', healtcheck: {} }, /unknown key healtcheck/],
+      [{ image: 'x:1', depends_on: { a: { condition: 'service_ready' } } }, /bad condition/],
+      [{ image: 'x:1', depends_on: { nope: { condition: 'service_started' } } }, /unknown service nope/],
+      [{ image: 'x:1', ports: [8080] }, /quoted string/],
+      [{ image: 'x:1', ports: ['80:99999'] }, /bad port number/],
+      [{ image: 'x:1', volumes: ['other:/data'] }, /not declared/],
+      [{ image: 'x:1', healthcheck: { test: ['CMD', 'true'], interval: '10 seconds' } }, /bad healthcheck.interval/],
+      [{ image: 'x:1', restart: 'sometimes' }, /bad restart policy/],
+    ];
+    for (const [definition, message] of bad) expect(serviceProblems('b', definition, project).join('\n')).toMatch(message);
+    expect(serviceProblems('b', { image: 'x:1', depends_on: { a: { condition: 'service_healthy' } }, ports: ['127.0.0.1:80:8080/tcp'], volumes: ['data:/data'] }, project)).toEqual([]);
+  });
+
+  it('uses only valid ${VAR} interpolation, and refuses to start without GLEANER_SECRET, with a message', () => {
+    const values = rawStrings(RAW_COMPOSE).filter((s) => s.includes('$'));
+    expect(values.length).toBeGreaterThan(0);
+    for (const v of values) expect(() => interpolate(v, {})).not.toThrow(/invalid/);
+    expect(() => mapStrings(RAW_COMPOSE, (s) => interpolate(s, {}))).toThrow(/required variable GLEANER_SECRET is missing a value: .*\S/);
+    expect(() => mapStrings(RAW_COMPOSE, (s) => interpolate(s, { GLEANER_SECRET: '' }))).toThrow(/GLEANER_SECRET/);
+    // The interpolation itself: operators and errors behave as compose documents them.
+    expect(interpolate('${A:-x}|${A-y}|${B:+z}|$$', { A: '', B: '1' })).toBe('x||z|$');
+    expect(() => interpolate('${A B}', {})).toThrow(/invalid interpolation format/);
+    expect(() => interpolate('cost $5', {})).toThrow(/lone/);
+    for (const name of SERVICES) expect(environmentOf(service(name)).GLEANER_SECRET).toBe(TEST_SECRET);
+  });
+
+  it('has Redis and every service named in INTERFACE.md (and each has its own folder)', () => {
+    expect(SERVICES).toEqual(['gateway', 'scraper-worker', 'parser-worker', 'webhook-dispatcher', 'bot-connector']);
+    expect(readdirSync(path.join(REPO_ROOT, 'services')).sort()).toEqual([...SERVICES].sort());
+    for (const name of ['redis', ...SERVICES]) expect(Object.keys(compose.services)).toContain(name);
+  });
+
+  it('runs every service from one image built with infra/Dockerfile, the command being its start script', () => {
+    const entrypoint = jsonForm('ENTRYPOINT');
+    const images = new Set<string>();
+    for (const name of SERVICES) {
+      const s = service(name);
+      expect(s.build).toEqual({ context: '.', dockerfile: 'infra/Dockerfile' });
+      images.add(String(s.image));
+      // `pnpm --filter @gleaner/<name> start` runs `node --import tsx src/main.ts` in services/<name>.
+      const start = (JSON.parse(read(`services/${name}/package.json`)) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+      const expected = [...start.slice(0, -1), `services/${name}/${start.at(-1)}`];
+      expect([...entrypoint, ...(s.command as string[])]).toEqual(expected);
+      expect(existsSync(path.join(REPO_ROOT, expected.at(-1)!))).toBe(true);
+    }
+    expect(images.size).toBe(1);
+  });
+
+  it('every Gleaner service reaches the compose Redis and starts once it is healthy', () => {
+    for (const name of SERVICES) {
+      const s = service(name);
+      expect(environmentOf(s).REDIS_URL).toMatch(/^redis:\/\/redis:6379(\/\d+)?$/);
+      expect((s.depends_on as Dict).redis).toEqual({ condition: 'service_healthy' });
+    }
+  });
+
+  it('every environment variable it sets or reads is documented (INTERFACE.md, README) and read by the service it is set on', () => {
+    const documented = new Set([...tableVariables(INTERFACE_MD, /^## Environment/m), ...tableVariables(read('README.md'), /^## Configuration/m)]);
+    expect(documented.has('REDIS_URL') && documented.has('HEALTH_PORT')).toBe(true);
+    const known = new Set([...documented, ...SERVICES.flatMap(schemaKeys)]);
+    const interpolated = rawStrings(RAW_COMPOSE).flatMap((v) => [...v.matchAll(TOKEN)].map((m) => (m[1] ?? m[2] ?? '').split(/[:?+-]/)[0]).filter(Boolean));
+    const used = new Set([...Object.values(compose.services).flatMap((s) => Object.keys(environmentOf(s))), ...interpolated]);
+    expect([...used].filter((name) => !known.has(name))).toEqual([]);
+    // A variable set on a service that does not read it does nothing: a silent misconfiguration.
+    for (const name of SERVICES) {
+      const keys = new Set(schemaKeys(name));
+      expect({ service: name, notRead: Object.keys(environmentOf(service(name))).filter((k) => !keys.has(k)) }).toEqual({ service: name, notRead: [] });
+    }
+  });
+
+  it('has healthchecks: redis answers PING, gateway and workers answer /readyz on their own port', () => {
+    expect(healthcheckCommand(service('redis'))).toMatch(/^CMD redis-cli( -p \d+)? ping$/);
+    expect(healthcheckCommand(service('gateway'))).toContain(`127.0.0.1:${environmentOf(service('gateway')).PORT}/readyz`);
+    for (const name of WORKERS) {
+      const port = environmentOf(service(name)).HEALTH_PORT;
+      expect(Number(port)).toBeGreaterThan(0);
+      expect(healthcheckCommand(service(name))).toContain(`127.0.0.1:${port}/readyz`);
+    }
+  });
+
+  it('workers scale: no container_name and no host ports; the gateway publishes its port', () => {
+    for (const name of WORKERS) {
+      expect({ name, container_name: service(name).container_name, ports: service(name).ports }).toEqual({ name, container_name: undefined, ports: undefined });
+    }
+    const gateway = service('gateway');
+    expect(gateway.container_name).toBeUndefined();
+    expect(gateway.ports).toEqual([`8080:${environmentOf(gateway).PORT}`]);
+  });
+
+  it('keeps Redis data on a declared named volume and mounts infra/redis.conf, which turns AOF on and never evicts', () => {
+    const redis = service('redis');
+    expect(imageTagProblem(String(redis.image))).toBeNull();
+    const volumes = redis.volumes as string[];
+    const data = volumes.find((v) => v.split(':')[1] === '/data');
+    expect(data).toBeDefined();
+    expect(Object.keys(compose.volumes ?? {})).toContain(data!.split(':')[0]);
+    const conf = volumes.find((v) => v.startsWith('./infra/redis.conf:'))!;
+    expect(conf).toBeDefined();
+    expect(redis.command).toEqual(['redis-server', conf.split(':')[1]]);
+    const directives = Object.fromEntries(
+      read('infra/redis.conf')
+        .split('\n')
+        .filter((l) => l.trim() && !l.trim().startsWith('#'))
+        .map((l) => [l.trim().split(/\s+/)[0].toLowerCase(), l.trim().split(/\s+/).slice(1).join(' ')]),
+    );
+    expect(directives.appendonly).toBe('yes');
+    expect(directives['maxmemory-policy']).toBe('noeviction');
+  });
+
+  it('pins every image by a tag that is not latest', () => {
+    for (const [name, s] of Object.entries(compose.services)) expect({ name, problem: imageTagProblem(String(s.image)) }).toEqual({ name, problem: null });
+    expect(imageTagProblem('redis')).toMatch(/no tag/);
+    expect(imageTagProblem('gleaner:latest')).toMatch(/latest/);
+  });
+});
+
+describe('infra/Dockerfile', () => {
+  it('is a multi-stage build whose final stage copies from an earlier named stage', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    for (const s of stages) expect(s.name).toMatch(/^[a-z][a-z0-9_-]*$/);
+    const copies = inStage(finalStage).filter((i) => i.keyword === 'COPY');
+    const from = copies.map((c) => /--from=(\S+)/.exec(c.args)?.[1]).filter(Boolean);
+    expect(from.length).toBeGreaterThan(0);
+    for (const f of from) expect(stages.slice(0, -1).map((s) => s.name)).toContain(f);
+    // The runtime image never installs packages itself: only the build stage does.
+    expect(runLines(finalStage).join('\n')).not.toMatch(/pnpm|npm install|npm i /);
+  });
+
+  it('uses a slim Node 20 base pinned by its full version tag, never latest', () => {
+    for (const s of stages) {
+      expect(imageTagProblem(s.image)).toBeNull();
+      expect(s.image).toMatch(/^node:20\.\d+\.\d+-[a-z]+-slim$/);
+    }
+    expect(DOCKERFILE_TEXT).not.toMatch(/:latest\b|@latest\b/);
+  });
+
+  it('installs pnpm 10 with npm, the version package.json names', () => {
+    const install = runLines(0).find((r) => /npm (install|i) (-g|--global) pnpm@/.test(r));
+    expect(install).toBeDefined();
+    const version = /pnpm@(\S+)/.exec(install!)![1];
+    expect(version).toMatch(/^10\.\d+\.\d+$/);
+    expect(ROOT_PACKAGE.packageManager).toBe(`pnpm@${version}`);
+  });
+
+  it('installs from the lockfile only, production dependencies only', () => {
+    const installs = stages.slice(0, -1).flatMap((s) => runLines(s.index)).filter((r) => /pnpm (install|i|fetch)\b/.test(r));
+    const install = installs.find((r) => /pnpm (install|i)\b/.test(r));
+    expect(install).toMatch(/--frozen-lockfile/);
+    expect(install).toMatch(/--prod\b/);
+    for (const r of installs) expect(r).toMatch(/--prod\b/);
+    // tsx is what ENTRYPOINT imports: it must be a production dependency of the workspace root.
+    expect(ROOT_PACKAGE.dependencies.tsx).toBeDefined();
+  });
+
+  it('runs as a non-root user, set before ENTRYPOINT and CMD of the final stage', () => {
+    const last = inStage(finalStage);
+    const userIndex = last.map((i) => i.keyword).lastIndexOf('USER');
+    expect(userIndex).toBeGreaterThanOrEqual(0);
+    expect(last[userIndex].args).not.toMatch(/^(root|0)(:|$)/);
+    for (const keyword of ['ENTRYPOINT', 'CMD']) {
+      const at = last.map((i) => i.keyword).lastIndexOf(keyword);
+      expect(at).toBeGreaterThan(userIndex);
+    }
+    // Nothing after USER switches back to root.
+    expect(last.slice(userIndex + 1).filter((i) => i.keyword === 'USER')).toEqual([]);
+  });
+
+  it('starts services the way their start scripts do, from the workspace root', () => {
+    const workdir = inStage(finalStage).filter((i) => i.keyword === 'WORKDIR').at(-1)?.args;
+    expect(workdir).toBe('/app');
+    expect(jsonForm('ENTRYPOINT')).toEqual(['node', '--import', 'tsx']);
+    const cmd = jsonForm('CMD');
+    expect(cmd).toHaveLength(1);
+    expect(cmd[0]).toMatch(/^services\/[a-z-]+\/src\/main\.ts$/);
+    expect(existsSync(path.join(REPO_ROOT, cmd[0]))).toBe(true);
+  });
+
+  it('copies only files that exist and that .dockerignore lets into the build context', () => {
+    const sources = instructions
+      .filter((i) => i.keyword === 'COPY' && !i.args.includes('--from='))
+      .flatMap((i) => i.args.split(/\s+/).filter((a) => !a.startsWith('--')).slice(0, -1));
+    expect(sources).toEqual(expect.arrayContaining(['pnpm-lock.yaml', 'package.json', 'packages', 'services']));
+    for (const source of sources) {
+      expect({ source, exists: existsSync(path.join(REPO_ROOT, source)), ignored: dockerIgnored(source) }).toEqual({ source, exists: true, ignored: false });
+    }
+  });
+});
+
+describe('.dockerignore', () => {
+  it('keeps secrets, local state and host node_modules out of the build context, sources in', () => {
+    for (const p of ['.env', '.env.production', '.gleaner/secret', '.git/HEAD', 'node_modules/tsx/package.json', 'packages/platform/node_modules/joi/package.json', 'services/gateway/node_modules/x']) {
+      expect({ p, ignored: dockerIgnored(p) }).toEqual({ p, ignored: true });
+    }
+    for (const p of ['packages/platform/src/metrics.ts', 'services/gateway/src/main.ts', 'scripts/gleaner-cli.ts', 'pnpm-lock.yaml', '.npmrc']) {
+      expect({ p, ignored: dockerIgnored(p) }).toEqual({ p, ignored: false });
+    }
+  });
+});
+
+describe('production dependencies', () => {
+  it('every package a runtime source file imports is a production dependency of its workspace package', () => {
+    const roots = [
+      ...readdirSync(path.join(REPO_ROOT, 'packages')).filter((p) => p !== 'n8n-nodes-gleaner').map((p) => `packages/${p}`),
+      ...SERVICES.map((s) => `services/${s}`),
+    ];
+    const missing: string[] = [];
+    for (const root of roots) {
+      const manifest = JSON.parse(read(`${root}/package.json`)) as { name: string; dependencies?: Record<string, string> };
+      const deps = new Set(Object.keys(manifest.dependencies ?? {}));
+      for (const file of sourceFiles(path.join(REPO_ROOT, root, 'src'))) {
+        for (const spec of runtimeImports(readFileSync(file, 'utf8'))) {
+          if (packageName(spec) !== manifest.name && !deps.has(packageName(spec))) missing.push(`${path.relative(REPO_ROOT, file)} imports ${spec}`);
+        }
+      }
+    }
+    const rootDeps = new Set(Object.keys(ROOT_PACKAGE.dependencies));
+    for (const file of sourceFiles(path.join(REPO_ROOT, 'scripts'))) {
+      for (const spec of runtimeImports(readFileSync(file, 'utf8'))) if (!rootDeps.has(packageName(spec))) missing.push(`${path.relative(REPO_ROOT, file)} imports ${spec}`);
+    }
+    expect(missing).toEqual([]);
+    // The scan sees value imports and skips type-only ones.
+    expect(runtimeImports("import { a } from 'joi';\nimport type { B } from 'express';\nexport { c } from '@x/y/z';\nawait import('sharp');")).toEqual(['joi', '@x/y/z', 'sharp']);
+  });
+});
+
+describe('infra/prometheus.yml', () => {
+  const document = parseDocument(read('infra/prometheus.yml'));
+  const config = document.toJS() as { scrape_configs: Array<{ job_name: string; metrics_path?: string; dns_sd_configs?: Array<{ names: string[]; type: string; port: number }>; static_configs?: unknown }> };
+  let health: HealthServer | null = null;
+  afterAll(async () => {
+    await health?.close();
+  });
+
+  it('parses and has one job per service, discovering every replica through DNS (type A) on its metrics port', () => {
+    expect(document.errors).toEqual([]);
+    const jobs = config.scrape_configs.map((j) => j.job_name);
+    expect(new Set(jobs).size).toBe(jobs.length);
+    for (const name of SERVICES) {
+      const job = config.scrape_configs.find((j) => j.dns_sd_configs?.some((d) => d.names.includes(name)));
+      expect({ name, found: Boolean(job) }).toEqual({ name, found: true });
+      const sd = job!.dns_sd_configs!.find((d) => d.names.includes(name))!;
+      expect(sd.type).toBe('A');
+      expect(job!.static_configs).toBeUndefined();
+      // Scraped on the port the service listens on inside the compose network.
+      const env = environmentOf(service(name));
+      expect(sd.port).toBe(Number(name === 'gateway' ? env.PORT : env.HEALTH_PORT));
+    }
+    // Every DNS name it scrapes is a compose service, and the compose Prometheus mounts this file.
+    for (const job of config.scrape_configs) for (const sd of job.dns_sd_configs ?? []) for (const n of sd.names) expect(Object.keys(compose.services)).toContain(n);
+    expect(service('prometheus').volumes).toContain('./infra/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
+  });
+
+  it('scrapes the paths the services really serve', async () => {
+    const paths = new Map(SERVICES.map((name) => [name, config.scrape_configs.find((j) => j.dns_sd_configs?.some((d) => d.names.includes(name)))!.metrics_path ?? '/metrics']));
+    // The gateway's express app declares it next to /readyz (the path its healthcheck asks).
+    const gatewayRoutes = [...read('services/gateway/src/app.ts').matchAll(/app\.get\(\s*'([^']+)'/g)].map((m) => m[1]);
+    expect(gatewayRoutes).toEqual(expect.arrayContaining([paths.get('gateway'), '/readyz', '/healthz']));
+    // Workers serve it from the platform health server (on HEALTH_PORT): ask a real one.
+    health = await startHealthServer(0, () => true);
+    for (const name of WORKERS) {
+      const res = await fetch(`http://127.0.0.1:${health.port}${paths.get(name)}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      const body = await res.text();
+      expect(body).toMatch(/^# HELP gleaner_job_duration_seconds /m);
+      expect(body).toMatch(/^# HELP gleaner_queue_jobs /m);
+    }
+    expect((await fetch(`http://127.0.0.1:${health.port}/readyz`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${health.port}/no-such-path`)).status).toBe(404);
+  });
+});

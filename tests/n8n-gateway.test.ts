@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createLogger } from '@gleaner/platform';
+import { signWebhook } from '@gleaner/safe-fetch';
+import { loadScraperWorkerConfig, startScraperWorker, type RunningService } from '@gleaner/scraper-worker';
+import { loadWebhookDispatcherConfig, startWebhookDispatcher } from '@gleaner/webhook-dispatcher';
+import { Gleaner } from '../packages/n8n-nodes-gleaner/nodes/Gleaner/Gleaner.node.js';
+import { GleanerTrigger } from '../packages/n8n-nodes-gleaner/nodes/GleanerTrigger/GleanerTrigger.node.js';
+import { createExecuteContext, createHookContext, type GleanerCredentials } from '../packages/n8n-nodes-gleaner/test/support/n8n-context.js';
+import { hostTrigger } from '../packages/n8n-nodes-gleaner/test/support/webhook-host.js';
+import { serviceEnv } from './support/env.js';
+import { GatewayHarness } from './support/gateway.js';
+import { html, startPageServer } from './support/page-server.js';
+import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
+import { waitFor } from './support/webhook-receiver.js';
+
+/**
+ * The n8n nodes against the real service: gateway, scraper worker and webhook dispatcher in
+ * process on real Redis, pages from a local server. The gateway's sync window is shortened so
+ * that a page slower than it exercises the 202-and-poll path; one scrape in beforeAll warms the
+ * worker's extraction thread so that a normal page fits inside the window.
+ */
+const prefix = testPrefix('n8n');
+const ARTICLE = '<article><h1>Harvest notes</h1><p>The gleaners walked the field after the reapers and gathered every ear that was left behind.</p></article>';
+let h: GatewayHarness;
+let worker: RunningService;
+let dispatcher: RunningService;
+let site: Awaited<ReturnType<typeof startPageServer>>;
+let credentials: GleanerCredentials;
+
+beforeAll(async () => {
+  site = await startPageServer({
+    '/article': html(ARTICLE, '<title>Harvest notes</title>'),
+    '/warm-up': html(ARTICLE, '<title>Warm-up</title>'),
+    '/slow-article': async (req, res) => {
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      html(ARTICLE, '<title>Harvest notes</title>')(req, res);
+    },
+  });
+  h = await GatewayHarness.start(prefix, { SYNC_WINDOW_MS: '5000' });
+  const logger = createLogger('n8n-test', 'error');
+  worker = await startScraperWorker(loadScraperWorkerConfig(serviceEnv(prefix, { SCRAPER_CONCURRENCY: '2', SCRAPER_EXTRACT_THREADS: '1' })), logger);
+  dispatcher = await startWebhookDispatcher(loadWebhookDispatcherConfig(serviceEnv(prefix, { WEBHOOK_BACKOFF_BASE_MS: '200' })), logger);
+  const account = await h.account('n8n-user');
+  credentials = { baseUrl: h.url, apiKey: account.apiKey };
+  await scrape('/warm-up');
+}, 60_000);
+
+afterAll(async () => {
+  await dispatcher?.stop();
+  await worker?.stop();
+  await h?.stop();
+  await site?.close();
+  await deleteKeysWithPrefix(prefix);
+});
+
+const action = new Gleaner();
+const trigger = new GleanerTrigger();
+
+async function scrape(path: string) {
+  const { ctx } = createExecuteContext({
+    description: action.description,
+    credentials,
+    parameters: { resource: 'webPage', operation: 'scrape', url: `${site.url}${path}`, outputType: 'markdown', maxWaitSeconds: 30, pollIntervalSeconds: 0.5 },
+  });
+  const [[item]] = await action.execute.call(ctx);
+  return item.json;
+}
+
+const gatewayGet = async (path: string) => (await fetch(`${h.url}${path}`, { headers: { 'x-api-key': credentials.apiKey } })).json() as Promise<Record<string, unknown>>;
+
+describe('Gleaner node', () => {
+  it('gets a scrape result from the real gateway within its sync window', async () => {
+    const result = await scrape('/article');
+    expect(result).toMatchObject({ status: 'completed', url: `${site.url}/article` });
+    expect(result.text_content).toContain('gathered every ear');
+    expect(result.markdown_content).toContain('gathered every ear');
+    expect((result.meta as { title: string }).title).toBe('Harvest notes');
+  });
+
+  it('follows a 202 on the real status endpoint to the completed result', async () => {
+    const result = await scrape('/slow-article');
+    expect(result).toMatchObject({ status: 'completed' });
+    expect(result).not.toHaveProperty('wait_timed_out');
+    expect((result.content as { text: string }).text).toContain('gathered every ear');
+  });
+});
+
+describe('Gleaner Trigger', () => {
+  it('accepts a delivery signed by the service signing function with the account secret, and refuses a forged one', async () => {
+    const { secret } = (await gatewayGet('/account/webhook-secret')) as { secret: string };
+    const host = await hostTrigger({ credentials, families: ['scrape'], staticData: {} });
+    try {
+      const body = JSON.stringify({ request_id: 'r-1', status: 'completed', url: 'https://example.com/', timestamp: 1, content: { text: 'x' } });
+      const post = (signature: string) =>
+        fetch(host.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-webhook-signature': signature, 'x-request-id': 'r-1' }, body });
+      const now = Math.floor(Date.now() / 1000);
+
+      expect((await post(signWebhook(secret, body, now))).status).toBe(200);
+      expect((await post(signWebhook('forged-secret', body, now))).status).toBe(401);
+      expect(host.deliveries.map((d) => [d.status, d.started?.length ?? 0])).toEqual([
+        [200, 1],
+        [401, 0],
+      ]);
+      expect(host.deliveries[0].started?.[0].json).toMatchObject({ request_id: 'r-1', status: 'completed', delivery: { request_id: 'r-1' } });
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('subscribes, receives the real dispatcher delivery of a scrape, and unsubscribes', async () => {
+    const staticData = {};
+    const host = await hostTrigger({ credentials, families: ['scrape'], staticData });
+    const hook = () => createHookContext({ description: trigger.description, credentials, parameters: { families: ['scrape'] }, staticData, webhookUrl: host.url }).ctx;
+    try {
+      expect(await trigger.webhookMethods.default.checkExists.call(hook())).toBe(false);
+      expect(await trigger.webhookMethods.default.create.call(hook())).toBe(true);
+      expect(await trigger.webhookMethods.default.checkExists.call(hook())).toBe(true);
+      expect((await gatewayGet('/account/webhooks')).webhooks).toEqual([expect.objectContaining({ url: host.url, families: ['scrape'] })]);
+
+      const result = await scrape('/article');
+      const deliveries = await waitFor(() => host.deliveries, (d) => d.some((x) => x.started));
+      const started = deliveries.find((d) => d.started)!.started![0].json;
+      expect(started).toMatchObject({ request_id: result.request_id, status: 'completed', delivery: { request_id: result.request_id } });
+      expect((started.content as { text: string }).text).toContain('gathered every ear');
+      expect(deliveries.every((d) => d.status === 200)).toBe(true);
+
+      expect(await trigger.webhookMethods.default.delete.call(hook())).toBe(true);
+      expect((await gatewayGet('/account/webhooks')).webhooks).toEqual([]);
+      expect(staticData).toEqual({});
+    } finally {
+      await host.close();
+    }
+  });
+});

@@ -1,0 +1,57 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+
+// Kept outside the package: n8n's strict community-node lint covers every file in it, and this
+// test must spawn processes.
+const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../packages/n8n-nodes-gleaner');
+const pkg = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { n8n: { nodes: string[]; credentials: string[] } };
+
+/**
+ * The published artefact as n8n sees it: `pnpm -r build` output, loaded with plain CommonJS
+ * `require` in a separate Node process (n8n's loader), not through the test runner's TypeScript.
+ */
+describe('the built package', () => {
+	beforeAll(() => {
+		const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: packageRoot, encoding: 'utf8' });
+		expect({ status: build.status, stderr: build.stderr }).toEqual({ status: 0, stderr: '' });
+	}, 60_000);
+
+	it('loads every listed node and credential with require and describes it', () => {
+		const script = `
+			const path = require('node:path');
+			const out = [];
+			for (const file of ${JSON.stringify([...pkg.n8n.nodes, ...pkg.n8n.credentials])}) {
+				const mod = require(path.resolve(file));
+				const [name, Type] = Object.entries(mod)[0];
+				const instance = new Type();
+				const d = instance.description ?? instance;
+				out.push({ file, exported: name, name: d.name, displayName: d.displayName, icon: d.icon });
+			}
+			console.log(JSON.stringify(out));`;
+		const run = spawnSync(process.execPath, ['-e', script], { cwd: packageRoot, encoding: 'utf8' });
+		expect(run.stderr).toBe('');
+		const loaded = JSON.parse(run.stdout) as Array<{ file: string; exported: string; name: string; displayName: string; icon: unknown }>;
+		expect(loaded.map((l) => [l.exported, l.name])).toEqual([
+			['Gleaner', 'gleaner'],
+			['GleanerTrigger', 'gleanerTrigger'],
+			['GleanerApi', 'gleanerApi'],
+		]);
+		for (const entry of loaded) expect(entry.displayName).toMatch(/^Gleaner/);
+	});
+
+	it('ships the icons and codex files next to the compiled nodes', () => {
+		for (const file of [
+			'dist/nodes/Gleaner/Gleaner.node.json',
+			'dist/nodes/GleanerTrigger/GleanerTrigger.node.json',
+			'dist/package.json',
+		]) {
+			expect({ file, exists: existsSync(path.join(packageRoot, file)) }).toEqual({ file, exists: true });
+		}
+		const icons = spawnSync('find', ['dist', '-name', '*.svg'], { cwd: packageRoot, encoding: 'utf8' }).stdout.trim().split('\n');
+		expect(icons.length).toBeGreaterThanOrEqual(2);
+		expect(JSON.parse(readFileSync(path.join(packageRoot, 'dist/package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
+	});
+});

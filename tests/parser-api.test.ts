@@ -1,0 +1,158 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { createLogger } from '@gleaner/platform';
+import { loadParserWorkerConfig, startParserWorker, type RunningService } from '@gleaner/parser-worker';
+import { serviceEnv } from './support/env.js';
+import { GatewayHarness, type TestAccount } from './support/gateway.js';
+import { handWrittenPdf } from './support/hand-written-pdf.js';
+import { startPageServer } from './support/page-server.js';
+import { REPO_ROOT } from './support/processes.js';
+import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
+import { wordF1 } from './support/word-f1.js';
+
+/** The document parser end to end: gateway, parse queue, parser-worker threads, files from a local server. */
+const DOCS = path.resolve(REPO_ROOT, '../shared/corpus/docs');
+const prefix = testPrefix('parser');
+let h: GatewayHarness;
+let worker: RunningService;
+let files: Awaited<ReturnType<typeof startPageServer>>;
+let account: TestAccount;
+
+const LINE = 'the quick brown fox jumps over the lazy dog.';
+/** Text PDFs generated for the long-document tests, served under /generated/. */
+const generated = new Map<string, Buffer>([
+  ['120-pages.pdf', handWrittenPdf(Array.from({ length: 120 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Page ${p + 1} line ${l + 1}: ${LINE}`)))],
+  ['1500-pages.pdf', handWrittenPdf(Array.from({ length: 1500 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Sheet ${p + 1} row ${l + 1}: ${LINE}`)))],
+]);
+
+beforeAll(async () => {
+  files = await startPageServer({}, (req, res) => {
+    const rel = decodeURIComponent((req.url ?? '/').slice(1));
+    const made = generated.get(rel.replace(/^generated\//, ''));
+    if (rel.startsWith('generated/') && made) return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(made);
+    if (rel === 'binary.txt') return res.writeHead(200).end(Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)));
+    if (rel === 'huge.bin') return res.writeHead(200, { 'content-length': String(60 * 1024 * 1024) }).end();
+    const file = path.join(DOCS, rel);
+    if (!file.startsWith(DOCS) || !fs.existsSync(file)) return res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(fs.readFileSync(file));
+  });
+  h = await GatewayHarness.start(prefix);
+  worker = await startParserWorker(loadParserWorkerConfig(serviceEnv(prefix, { PARSER_CONCURRENCY: '2' })), createLogger('parser-test', 'error'));
+  account = await h.account('parser-user');
+  await h.stores.accounts.setRateLimit(account.accountId, 10_000);
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await h?.stop();
+  await files?.close();
+  await deleteKeysWithPrefix(prefix);
+});
+
+const parse = (body: Record<string, unknown>) => request(h.url).post('/documents/parse').set('x-api-key', account.apiKey).send(body);
+const reference = (p: string) => fs.readFileSync(path.join(DOCS, `${p}.ref.txt`), 'utf8');
+
+describe('documents through the API', () => {
+  it.each([
+    ['pdf/tracemonkey.pdf', 'pdf'],
+    ['docx/nwe-test04-headers.docx', 'doc'],
+    ['doc/nwe-test04-headers.doc', 'doc'],
+    ['txt/rfc2965.txt', 'txt'],
+  ])('%s answers 200 COMPLETED close to its reference', async (file, type) => {
+    const res = await parse({ url: `${files.url}/${file}`, type });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('COMPLETED');
+    expect(wordF1(res.body.data, reference(file))).toBeGreaterThan(0.9);
+    const status = await request(h.url).get(`/documents/status/${res.body.requestId}`).set('x-api-key', account.apiKey);
+    expect(status.body).toMatchObject({ requestId: res.body.requestId, status: 'COMPLETED', type: expect.any(String), createdAt: expect.any(Number) });
+  }, 60_000);
+
+  it('the declared type is a hint: a docx declared as pdf is read as docx', async () => {
+    const res = await parse({ url: `${files.url}/docx/mammoth-tables.docx`, type: 'pdf' });
+    expect(res.body.type).toBe('docx');
+  });
+
+  it('markdown output', async () => {
+    const res = await parse({ url: `${files.url}/txt/rfc2965.txt`, type: 'txt', output: 'markdown' });
+    expect(res.body.data).toMatch(/^#{2,3} /m);
+    expect(res.body.data).toContain('\n\n=== Page Break ===\n\n');
+  });
+});
+
+describe('long documents', () => {
+  it('a 120-page text PDF answers 200 COMPLETED inside the default 20 s window, its pages apart', async () => {
+    const started = Date.now();
+    const res = await parse({ url: `${files.url}/generated/120-pages.pdf`, type: 'pdf' });
+    const seconds = (Date.now() - started) / 1000;
+    // A 200 (not a 202) means the parse finished inside the gateway's wait, which defaults to 20 s.
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'COMPLETED', type: 'pdf', pages: 120 });
+    expect(seconds).toBeLessThan(20);
+    const pages = (res.body.data as string).split('\n\n=== Page Break ===\n\n');
+    expect(pages).toHaveLength(120);
+    pages.forEach((page, i) => {
+      const lines = page.split('\n');
+      expect(lines).toHaveLength(40);
+      expect(lines[0]).toBe(`Page ${i + 1} line 1: ${LINE}`);
+      expect(lines[39]).toBe(`Page ${i + 1} line 40: ${LINE}`);
+    });
+    console.log(`120-page PDF through the API: ${seconds.toFixed(2)} s`);
+  }, 30_000);
+
+  it('while a long document is PROCESSING, its status shows pagesDone of pagesTotal', async () => {
+    // A gateway that answers 202 at once, on the same Redis prefix as the worker.
+    const impatient = await GatewayHarness.start(prefix, { SYNC_WINDOW_MS: '0' });
+    try {
+      const submitted = await request(impatient.url).post('/documents/parse').set('x-api-key', account.apiKey).send({ url: `${files.url}/generated/1500-pages.pdf` });
+      expect(submitted.status).toBe(202);
+      expect(submitted.body).toMatchObject({ status: 'PROCESSING', requestId: expect.any(String) });
+      const seen: Array<Record<string, unknown>> = [];
+      let last: Record<string, unknown> = {};
+      for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        last = (await request(impatient.url).get(`/documents/status/${submitted.body.requestId}`).set('x-api-key', account.apiKey)).body;
+        if (last.status !== 'PROCESSING') break;
+        seen.push(last);
+      }
+      const partial = seen.filter((b) => typeof b.pagesDone === 'number' && (b.pagesDone as number) > 0 && (b.pagesDone as number) < 1500);
+      expect(partial.length).toBeGreaterThan(0);
+      for (const body of partial) expect(body).toMatchObject({ requestId: submitted.body.requestId, status: 'PROCESSING', pagesTotal: 1500, message: expect.any(String) });
+      const done = partial.map((b) => b.pagesDone as number);
+      expect(done).toEqual([...done].sort((a, b) => a - b));
+      expect(last).toMatchObject({ status: 'COMPLETED', pages: 1500 });
+      expect(last).not.toHaveProperty('pagesDone');
+      expect((last.data as string).split('\n\n=== Page Break ===\n\n')[1499]).toContain(`Sheet 1500 row 40: ${LINE}`);
+    } finally {
+      await impatient.stop();
+    }
+  }, 150_000);
+});
+
+describe('hostile and invalid input', () => {
+  it('an encrypted PDF, a binary file sent as txt and a 60 MB file fail with 400-001', async () => {
+    const encrypted = await parse({ url: `${files.url}/pdf/issue6010_1-encrypted.pdf` });
+    expect(encrypted.status).toBe(400);
+    expect(encrypted.body.error).toMatch(/^400-001: /);
+    expect(encrypted.body.details.join(' ')).toMatch(/password/i);
+    const binary = await parse({ url: `${files.url}/binary.txt`, type: 'txt' });
+    expect(binary.status).toBe(400);
+    expect(binary.body.error).toMatch(/^400-001: /);
+    const huge = await parse({ url: `${files.url}/huge.bin` });
+    expect(huge.status).toBe(400);
+    expect(huge.body.details.join(' ')).toMatch(/50 MB/);
+  }, 60_000);
+
+  it('validation codes: 400-004 missing url, 400-002 bad url, 400-001 type, 400-005 output, 400-003 webhook', async () => {
+    expect((await parse({})).body.error).toMatch(/^400-004: /);
+    expect((await parse({ url: 'nope' })).body.error).toMatch(/^400-002: /);
+    expect((await parse({ url: `${files.url}/x.pdf`, type: 'exe' })).body.error).toMatch(/^400-001: /);
+    expect((await parse({ url: `${files.url}/x.pdf`, output: 'html' })).body.error).toMatch(/^400-005: /);
+    expect((await parse({ url: `${files.url}/x.pdf`, webhook: 'not a url' })).body.error).toMatch(/^400-003: /);
+  });
+
+  it('the worker keeps serving after hostile input', async () => {
+    const res = await parse({ url: `${files.url}/txt/chardet-utf-8-greek.txt`, type: 'txt' });
+    expect(res.status).toBe(200);
+  });
+});

@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { newRequestId } from '@gleaner/platform';
+import { serviceEnv } from './support/env.js';
+import { errorFormatProblem, type ErrorFamily } from './support/error-formats.js';
+import { startGatewayProcess, type GatewayProcess } from './support/gateway-process.js';
+import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
+import { createAccountWithKey, openTestStores, type CreatedAccount, type TestStores } from './support/test-stores.js';
+
+/**
+ * The rate limit is shared by every gateway replica (API-DECISIONS): two gateway processes on one
+ * Redis prefix, one key limited to 20 per minute, 60 concurrent requests alternating between
+ * them across the families. Exactly 20 pass; the other 40 answer 429 in their family's format
+ * with Retry-After and RateLimit-* headers. The bot webhook's per-token limit is checked the same way.
+ */
+const prefix = testPrefix('ratelimit');
+const SECRET = 'ratelimit-secret-0123456789abcdef';
+const LIMIT = 20;
+// The bot webhook is limited per bearer token at the service default.
+const env = serviceEnv(prefix, { GLEANER_SECRET: SECRET, DEFAULT_RATE_LIMIT_PER_MINUTE: String(LIMIT) });
+let gateways: GatewayProcess[];
+let test: TestStores;
+let limited: CreatedAccount;
+let limitedSecondKey: string;
+let other: CreatedAccount;
+
+beforeAll(async () => {
+  test = openTestStores(prefix, SECRET);
+  gateways = await Promise.all([startGatewayProcess(env), startGatewayProcess(env)]);
+  limited = await createAccountWithKey(test.stores, 'limited', { ratePerMinute: LIMIT });
+  limitedSecondKey = (await test.stores.accounts.createApiKey(limited.accountId)).apiKey;
+  other = await createAccountWithKey(test.stores, 'other', { ratePerMinute: LIMIT });
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all((gateways ?? []).map((g) => g.process.kill()));
+  await test?.close();
+  await deleteKeysWithPrefix(prefix);
+});
+
+/**
+ * Windows are fixed minutes counted in Redis; a burst that straddled a boundary would be split
+ * between two windows. Start well inside one.
+ */
+async function awayFromWindowEdge(): Promise<void> {
+  const intoWindow = Date.now() % 60_000;
+  if (intoWindow > 45_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 250));
+}
+
+interface Shot {
+  family: ErrorFamily;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+interface Hit {
+  shot: Shot;
+  gateway: number;
+  status: number;
+  headers: Headers;
+  json: Record<string, unknown>;
+}
+
+async function fire(gatewayIndex: number, shot: Shot): Promise<Hit> {
+  const res = await fetch(`${gateways[gatewayIndex].url}${shot.path}`, {
+    method: shot.method,
+    headers: { ...shot.headers, ...(shot.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: shot.body === undefined ? undefined : JSON.stringify(shot.body),
+  });
+  return { shot, gateway: gatewayIndex, status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown> };
+}
+
+/** What every 429 must carry: the family's format, Retry-After and the RateLimit-* trio. */
+function rejectionProblems(hit: Hit): string[] {
+  const problems: string[] = [];
+  const format = errorFormatProblem(hit.shot.family, hit.json, 429, hit.headers.get('x-request-id') ?? undefined);
+  if (format) problems.push(format);
+  const code = { scraper: /^E429: /, account: /^E429: /, parser: /^429-001: /, v1: /./, bot: /./ }[hit.shot.family];
+  if (!code.test(String(hit.json.error))) problems.push(`error ${JSON.stringify(hit.json.error)}`);
+  const retryAfter = Number(hit.headers.get('retry-after'));
+  const reset = Number(hit.headers.get('ratelimit-reset'));
+  if (!(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60)) problems.push(`Retry-After ${hit.headers.get('retry-after')}`);
+  if (hit.headers.get('ratelimit-limit') !== String(LIMIT)) problems.push(`RateLimit-Limit ${hit.headers.get('ratelimit-limit')}`);
+  if (hit.headers.get('ratelimit-remaining') !== '0') problems.push(`RateLimit-Remaining ${hit.headers.get('ratelimit-remaining')}`);
+  if (!(Number.isInteger(reset) && reset >= 1 && reset <= 60 && reset === retryAfter)) problems.push(`RateLimit-Reset ${hit.headers.get('ratelimit-reset')} (Retry-After ${retryAfter})`);
+  if (!hit.headers.get('x-request-id')) problems.push('no X-Request-ID');
+  return problems.map((p) => `${hit.shot.method} ${hit.shot.path} via gateway ${hit.gateway}: ${p}`);
+}
+
+function apiKeyShots(apiKey: string): Shot[] {
+  const h = { 'x-api-key': apiKey };
+  return [
+    { family: 'scraper', method: 'GET', path: `/web-scrapper/${newRequestId()}`, headers: h },
+    { family: 'scraper', method: 'POST', path: '/web-scrapper/', headers: h, body: { output_type: 'markdown' } },
+    { family: 'v1', method: 'GET', path: `/v1/llm-web-scrapper/${newRequestId()}`, headers: h },
+    { family: 'v1', method: 'POST', path: '/v1/llm-web-scrapper', headers: h, body: { selector: 'p' } },
+    { family: 'parser', method: 'GET', path: `/documents/status/${newRequestId()}`, headers: h },
+    { family: 'parser', method: 'POST', path: '/documents/parse', headers: h, body: { type: 'pdf' } },
+    { family: 'account', method: 'GET', path: '/account/usage', headers: h },
+  ];
+}
+
+/** 60 requests at once, alternating between the two gateways. */
+async function burst(shots: Shot[], total = 60): Promise<Hit[]> {
+  return Promise.all(Array.from({ length: total }, (_, i) => fire(i % 2, shots[i % shots.length])));
+}
+
+describe('API keys', () => {
+  it('60 concurrent requests over two gateways: exactly 20 pass, 40 answer 429 in their family format', async () => {
+    await awayFromWindowEdge();
+    const hits = await burst(apiKeyShots(limited.apiKey));
+    const passed = hits.filter((h) => h.status !== 429);
+    const refused = hits.filter((h) => h.status === 429);
+    expect([passed.length, refused.length]).toEqual([LIMIT, 60 - LIMIT]);
+    // Allowed answers are the endpoints' own (no work is queued: the bodies are invalid, the ids unknown).
+    const ownAnswer = (shot: Shot) => (shot.path === '/account/usage' ? 200 : shot.method === 'POST' ? 400 : 404);
+    expect(passed.filter((h) => h.status !== ownAnswer(h.shot)).map((h) => `${h.shot.method} ${h.shot.path}: ${h.status}`)).toEqual([]);
+    // One shared counter: the allowed answers saw every remaining count from 19 down to 0 exactly once.
+    expect(passed.map((h) => Number(h.headers.get('ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
+    for (const h of passed) expect(h.headers.get('ratelimit-limit')).toBe(String(LIMIT));
+    expect(refused.flatMap(rejectionProblems)).toEqual([]);
+    // Both replicas enforced the shared limit, in every family.
+    expect(new Set(refused.map((h) => h.gateway))).toEqual(new Set([0, 1]));
+    expect(new Set(refused.map((h) => h.shot.family))).toEqual(new Set(['scraper', 'v1', 'parser', 'account']));
+    // Still refused afterwards, on either gateway.
+    for (const g of [0, 1]) expect((await fire(g, apiKeyShots(limited.apiKey)[0])).status).toBe(429);
+  }, 60_000);
+
+  it('another account, and another key of the same account, are unaffected', async () => {
+    for (const [apiKey, label] of [[other.apiKey, 'other account'], [limitedSecondKey, 'second key']] as const) {
+      const first = await fire(0, apiKeyShots(apiKey)[6]);
+      const second = await fire(1, apiKeyShots(apiKey)[0]);
+      expect([label, first.status, second.status]).toEqual([label, 200, 404]);
+      expect([label, first.headers.get('ratelimit-remaining'), second.headers.get('ratelimit-remaining')]).toEqual([label, String(LIMIT - 1), String(LIMIT - 2)]);
+    }
+  });
+});
+
+describe('bot webhook bearer tokens', () => {
+  it('60 concurrent calls with one token over two gateways: exactly 20 pass, 40 answer 429 in the bot format', async () => {
+    await awayFromWindowEdge();
+    // Invalid bodies: the limit is taken before validation, and no bot-connector runs here.
+    const shot: Shot = { family: 'bot', method: 'POST', path: '/bot-webhook', headers: { authorization: 'Bearer token-limited-0123456789' }, body: { flow_ns: 'f1' } };
+    const hits = await burst([shot]);
+    const passed = hits.filter((h) => h.status !== 429);
+    const refused = hits.filter((h) => h.status === 429);
+    expect([passed.length, refused.length]).toEqual([LIMIT, 60 - LIMIT]);
+    expect(new Set(passed.map((h) => h.status))).toEqual(new Set([400]));
+    expect(passed.map((h) => Number(h.headers.get('ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
+    expect(refused.flatMap(rejectionProblems)).toEqual([]);
+    expect(new Set(refused.map((h) => h.gateway))).toEqual(new Set([0, 1]));
+
+    const otherToken = await fire(1, { ...shot, headers: { authorization: 'Bearer token-other-9876543210' } });
+    expect([otherToken.status, otherToken.headers.get('ratelimit-remaining')]).toEqual([400, String(LIMIT - 1)]);
+  }, 60_000);
+});

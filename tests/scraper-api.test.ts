@@ -1,0 +1,163 @@
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { createLogger } from '@gleaner/platform';
+import { loadScraperWorkerConfig, startScraperWorker, type RunningService } from '@gleaner/scraper-worker';
+import { serviceEnv } from './support/env.js';
+import { GatewayHarness, type TestAccount } from './support/gateway.js';
+import { html, startPageServer } from './support/page-server.js';
+import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
+import { htmlToText, realSitePages } from './support/web-corpus.js';
+import { wordF1 } from './support/word-f1.js';
+
+/** The current scraper end to end: real gateway, real scraper worker, corpus pages from a local server. */
+const prefix = testPrefix('scraper');
+const pages = realSitePages();
+let h: GatewayHarness;
+let worker: RunningService;
+let site: Awaited<ReturnType<typeof startPageServer>>;
+let alice: TestAccount;
+let bob: TestAccount;
+
+beforeAll(async () => {
+  const routes: Parameters<typeof startPageServer>[0] = {
+    '/plain.txt': (_q, s) => s.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('Just text.\nSecond line.'),
+    '/report.pdf': (_q, s) => s.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4 fake'),
+    '/huge': (_q, s) => {
+      s.writeHead(200, { 'content-type': 'text/html' });
+      s.end(Buffer.alloc(12 * 1024 * 1024, 'a'));
+    },
+    '/bomb': (_q, s) => {
+      s.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
+      s.end(zlib.gzipSync(Buffer.alloc(100 * 1024 * 1024, 0x20)));
+    },
+    '/gone': (_q, s) => s.writeHead(410, { 'content-type': 'text/html' }).end('<p>gone</p>'),
+    '/cached': html('<article><h1>Cache me</h1><p>Cached article body text, long enough to be the main content of the page for sure.</p></article>', '<title>Cache me</title>'),
+  };
+  for (const p of pages) routes[`/corpus/${p.folder}/page.html`] = (_q, s) => s.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(p.source);
+  site = await startPageServer(routes);
+  h = await GatewayHarness.start(prefix);
+  worker = await startScraperWorker(loadScraperWorkerConfig(serviceEnv(prefix, { SCRAPER_CONCURRENCY: '4' })), createLogger('scraper-test', 'error'));
+  alice = await h.account('alice');
+  bob = await h.account('bob');
+  await h.stores.accounts.setRateLimit(alice.accountId, 10_000);
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await h?.stop();
+  await site?.close();
+  await deleteKeysWithPrefix(prefix);
+});
+
+const scrape = (account: TestAccount, body: Record<string, unknown>) => request(h.url).post('/web-scrapper/').set('x-api-key', account.apiKey).send(body);
+
+describe('corpus pages through the API', () => {
+  it('meets the title, text and hygiene bars on every real-site page', async () => {
+    let titles = 0;
+    let f1Sum = 0;
+    const queue = [...pages];
+    const results: Array<{ folder: string; ok: boolean }> = [];
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let p = queue.shift(); p; p = queue.shift()) {
+          const res = await scrape(alice, { url: `${site.url}/corpus/${p.folder}/page.html`, output_type: 'markdown' });
+          expect(res.status).toBe(200);
+          const b = res.body;
+          const norm = (s: string) => (s ?? '').replace(/\s+/g, ' ').trim();
+          if (norm(b.meta.title) === norm(p.expectedMeta.title)) titles++;
+          f1Sum += wordF1(b.text_content, htmlToText(p.expectedHtml));
+          expect(b.markdown_content.length).toBeGreaterThan(0);
+          const scriptTexts = [...p.source.matchAll(/<(script|style)\b(?![^>]*ld\+json)[^>]*>([\s\S]*?)<\/\1>/gi)].map((m) => m[2].trim()).filter((t) => t.length > 40);
+          for (const t of scriptTexts) expect(b.text_content.includes(t.slice(0, 40)) || b.markdown_content.includes(t.slice(0, 40))).toBe(false);
+          for (const l of b.links) if (l.type === 'internal' || l.type === 'external') expect(l.url).toMatch(/^https?:\/\//);
+          expect(b.meta.final_url).toBe(`${site.url}/corpus/${p.folder}/page.html`);
+          expect(b.meta.status_code).toBe(200);
+          results.push({ folder: p.folder, ok: true });
+        }
+      }),
+    );
+    console.log(`API corpus run: ${pages.length} pages, title match ${((titles / pages.length) * 100).toFixed(1)} %, mean F1 ${(f1Sum / pages.length).toFixed(4)}`);
+    expect(results).toHaveLength(pages.length);
+    expect(titles / pages.length).toBeGreaterThanOrEqual(0.9);
+    expect(f1Sum / pages.length).toBeGreaterThanOrEqual(0.9);
+  }, 240_000);
+
+  it('serves text/plain as text', async () => {
+    const res = await scrape(alice, { url: `${site.url}/plain.txt` });
+    expect(res.status).toBe(200);
+    expect(res.body.text_content).toBe('Just text.\nSecond line.');
+  });
+});
+
+describe('cache', () => {
+  it('misses (404 E002), then hits with the original id and cached: true, and never crosses accounts', async () => {
+    const url = `${site.url}/cached`;
+    const miss = await scrape(alice, { url, use_cache: true });
+    expect(miss.status).toBe(404);
+    expect(miss.body).toEqual({ error: 'E002: No cached result for this URL' });
+    const first = await scrape(alice, { url });
+    expect(first.status).toBe(200);
+    const hit = await scrape(alice, { url, use_cache: true, output_type: 'nonsense' });
+    expect(hit.status).toBe(200);
+    expect(hit.body).toMatchObject({ cached: true, request_id: first.body.request_id, timestamp: first.body.timestamp, text_content: first.body.text_content });
+    const other = await scrape(bob, { url, use_cache: true });
+    expect(other.status).toBe(404);
+  });
+});
+
+describe('status endpoint', () => {
+  it('answers for completed, failed and unknown ids', async () => {
+    const ok = await scrape(alice, { url: `${site.url}/cached` });
+    const completed = await request(h.url).get(`/web-scrapper/${ok.body.request_id}`).set('x-api-key', alice.apiKey);
+    expect(completed.body).toMatchObject({ status: 'completed', request_id: ok.body.request_id });
+    expect(completed.body.content.text).toContain('Cached article body');
+    expect(completed.body.content.markdown).toBeUndefined();
+    const gone = await scrape(alice, { url: `${site.url}/gone` });
+    expect(gone.status).toBe(500);
+    const failed = await request(h.url).get(`/web-scrapper/${gone.body.request_id}`).set('x-api-key', alice.apiKey);
+    expect(failed.body).toMatchObject({ status: 'failed', error: 'E008: target answered HTTP 410' });
+    expect(failed.body.error_trace).toBeUndefined();
+    const unknown = await request(h.url).get('/web-scrapper/0190a000-0000-7000-8000-000000000000').set('x-api-key', alice.apiKey);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatch(/^E002: /);
+  });
+});
+
+describe('hostile targets fail cleanly', () => {
+  it.each([
+    ['/huge', /E008: .*larger than 10 MB/],
+    ['/bomb', /E008: .*larger than 10 MB/],
+    ['/report.pdf', /E008: unsupported content type application\/pdf.*\/documents/],
+  ])('%s', async (path, message) => {
+    const res = await scrape(alice, { url: `${site.url}${path}` });
+    expect(res.status).toBe(500);
+    expect(res.body.error).toMatch(message);
+  });
+});
+
+describe('validation and SSRF at submit', () => {
+  it('E001 malformed, E003 bad URL, E009 rule violations', async () => {
+    expect((await scrape(alice, { output_type: 'markdown' })).body.error).toMatch(/^E001: /);
+    expect((await scrape(alice, { url: 42 })).body.error).toMatch(/^E001: /);
+    expect((await scrape(alice, { url: 'not a url' })).body.error).toMatch(/^E003: /);
+    expect((await scrape(alice, { url: 'ftp://example.com/x' })).body.error).toMatch(/^E003: /);
+    expect((await scrape(alice, { url: `${site.url}/x`, output_type: 'pdf' })).body.error).toMatch(/^E009: /);
+    expect((await scrape(alice, { url: `${site.url}/x`, use_llm: true })).body.error).toMatch(/^E009: prompt/);
+    expect((await scrape(alice, { url: `${site.url}/x`, use_llm: true, prompt: 'x' })).body.error).toMatch(/^E009: no language-model key/);
+  });
+
+  it('refuses loopback, private, link-local and metadata targets without the override', async () => {
+    const strict = await GatewayHarness.start(prefix, { GLEANER_ALLOW_PRIVATE_NETWORKS: 'false' });
+    try {
+      const key = (await strict.account('strict')).apiKey;
+      for (const url of ['http://127.0.0.1/', 'http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'http://localhost/', 'http://2130706433/', 'http://[::ffff:127.0.0.1]/']) {
+        const res = await request(strict.url).post('/web-scrapper/').set('x-api-key', key).send({ url });
+        expect([url, res.status]).toEqual([url, 400]);
+        expect(res.body.error).toMatch(/^E003: /);
+      }
+    } finally {
+      await strict.stop();
+    }
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * The exact error body of each API family (SPEC "Errors", API-DECISIONS). Each checker returns
+ * null when `body` is a well-formed error answer for HTTP `status`, else what is wrong, so a test
+ * can collect every problem of a large run before failing.
+ */
+export type ErrorFamily = 'scraper' | 'v1' | 'parser' | 'bot' | 'account';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const keysOf = (v: Record<string, unknown>) => Object.keys(v).sort().join(',');
+
+/** `{error: "E00x: message"}`, nothing else (`/account/*` uses the same format). */
+export function scraperErrorProblem(body: unknown, status: number): string | null {
+  if (!isObject(body)) return 'body is not a JSON object';
+  if (keysOf(body) !== 'error') return `keys are ${keysOf(body)}, expected only error`;
+  if (typeof body.error !== 'string' || !/^E\d{3}: \S/.test(body.error)) return `error ${JSON.stringify(body.error)} is not "E0xx: message"`;
+  if (status === 429 && !body.error.startsWith('E429: ')) return 'a 429 must carry E429';
+  return null;
+}
+
+/** `{error, status_code}` with status_code equal to the HTTP status. */
+export function v1ErrorProblem(body: unknown, status: number): string | null {
+  if (!isObject(body)) return 'body is not a JSON object';
+  if (keysOf(body) !== 'error,status_code') return `keys are ${keysOf(body)}, expected error,status_code`;
+  if (typeof body.error !== 'string' || body.error.trim() === '') return 'error is not a non-empty string';
+  if (body.status_code !== status) return `status_code ${JSON.stringify(body.status_code)} differs from HTTP ${status}`;
+  return null;
+}
+
+/** `{error: "NNN-NNN: message", details: [strings]}`; the HTTP status is the code's first three digits. */
+export function parserErrorProblem(body: unknown, status: number): string | null {
+  if (!isObject(body)) return 'body is not a JSON object';
+  if (keysOf(body) !== 'details,error') return `keys are ${keysOf(body)}, expected details,error`;
+  const match = typeof body.error === 'string' ? /^(\d{3})-\d{3}: \S/.exec(body.error) : null;
+  if (!match) return `error ${JSON.stringify(body.error)} is not "NNN-NNN: message"`;
+  if (Number(match[1]) !== status) return `code ${match[1]} does not match HTTP ${status}`;
+  if (!Array.isArray(body.details) || body.details.some((d) => typeof d !== 'string')) return 'details is not an array of strings';
+  return null;
+}
+
+/** `{error, request_id, details?}`; request_id equals the X-Request-ID header. */
+export function botErrorProblem(body: unknown, _status: number, requestIdHeader?: string): string | null {
+  if (!isObject(body)) return 'body is not a JSON object';
+  const keys = keysOf(body);
+  if (keys !== 'error,request_id' && keys !== 'details,error,request_id') return `keys are ${keys}, expected error,request_id[,details]`;
+  if (typeof body.error !== 'string' || body.error.trim() === '') return 'error is not a non-empty string';
+  if (typeof body.request_id !== 'string' || body.request_id !== requestIdHeader) return `request_id ${JSON.stringify(body.request_id)} differs from X-Request-ID ${requestIdHeader}`;
+  if (body.details !== undefined && (!Array.isArray(body.details) || body.details.some((d) => typeof d !== 'string'))) return 'details is not an array of strings';
+  return null;
+}
+
+export function errorFormatProblem(family: ErrorFamily, body: unknown, status: number, requestIdHeader?: string): string | null {
+  switch (family) {
+    case 'scraper':
+    case 'account':
+      return scraperErrorProblem(body, status);
+    case 'v1':
+      return v1ErrorProblem(body, status);
+    case 'parser':
+      return parserErrorProblem(body, status);
+    case 'bot':
+      return botErrorProblem(body, status, requestIdHeader);
+  }
+}
+
+/** The family a path belongs to, as the gateway routes it (case-insensitively, like express); anything else answers in the scraper's format. */
+export function familyOfPath(path: string): ErrorFamily {
+  if (/^\/v1\/llm-web-scrapper(\/|$|\?)/i.test(path)) return 'v1';
+  if (/^\/documents(\/|$|\?)/i.test(path)) return 'parser';
+  if (/^\/bot-webhook(\/|$|\?)/i.test(path)) return 'bot';
+  if (/^\/account(\/|$|\?)/i.test(path)) return 'account';
+  return 'scraper';
+}

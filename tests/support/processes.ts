@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves when a line matching `pattern` has been printed (stdout or stderr). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts a command as a real child process with its own environment, capturing its output. */
+export function startProcess(command: string, args: string[], env: Record<string, string>, cwd = REPO_ROOT): ServiceProcess {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let buffer = '';
+  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  const onData = (chunk: Buffer) => {
+    buffer += chunk.toString();
+    for (const w of [...waiters]) {
+      const m = w.pattern.exec(buffer);
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m[0]);
+      }
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    output: () => buffer,
+    waitFor(pattern, timeoutMs = 60_000) {
+      const m = pattern.exec(buffer);
+      if (m) return Promise.resolve(m[0]);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern} in output:\n${buffer.slice(-3000)}`)), timeoutMs);
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`process exited (${code}) before printing ${pattern}:\n${buffer.slice(-3000)}`));
+        });
+        waiters.push({ pattern, resolve: (line) => { clearTimeout(timer); resolve(line); } });
+      });
+    },
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        // The whole process group: `pnpm start` runs node under a pnpm wrapper.
+        process.kill(-child.pid!, signal);
+      } catch {
+        child.kill(signal);
+      }
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 15_000)))]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** A service started the way operators do: `node --import tsx services/<name>/src/main.ts`. */
+export function startService(name: string, env: Record<string, string>): ServiceProcess {
+  return startProcess(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], env);
+}

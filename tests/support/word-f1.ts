@@ -1,0 +1,24 @@
+/** Lowercased word tokens (letters and digits of any script). */
+export function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** Word-level F1: multiset overlap of tokens, the measure the corpora's READMEs recommend. */
+export function wordF1(candidate: string, reference: string): number {
+  const a = words(candidate);
+  const b = words(reference);
+  if (!a.length || !b.length) return a.length === b.length ? 1 : 0;
+  const counts = new Map<string, number>();
+  for (const w of b) counts.set(w, (counts.get(w) ?? 0) + 1);
+  let overlap = 0;
+  for (const w of a) {
+    const n = counts.get(w) ?? 0;
+    if (n > 0) {
+      overlap++;
+      counts.set(w, n - 1);
+    }
+  }
+  const precision = overlap / a.length;
+  const recall = overlap / b.length;
+  return precision + recall ? (2 * precision * recall) / (precision + recall) : 0;
+}
