@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { newRequestId } from '@gleaner/platform';
 import { Keyspace } from './keyspace.js';
@@ -28,8 +28,14 @@ export interface ApiKeyRecord {
 
 export class AccountError extends Error {}
 
-function hashKey(apiKey: string): string {
+/** API keys are stored and looked up only by this hash. */
+export function hashApiKey(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex');
+}
+
+/** Cheap shape check before any lookup: our keys are `glk_<id>_<secret>`. */
+export function looksLikeApiKey(value: string): boolean {
+  return value.startsWith('glk_') && value.length <= 200;
 }
 
 function newWebhookSecret(): string {
@@ -102,7 +108,7 @@ export class AccountStore {
     const keyId = randomBytes(8).toString('hex');
     const apiKey = `glk_${keyId}_${randomBytes(24).toString('base64url')}`;
     const record: ApiKeyRecord = { keyId, accountId, scopes: [...new Set(scopes)], createdAt: unixNow(), preview: apiKey.slice(0, 12) };
-    const hash = hashKey(apiKey);
+    const hash = hashApiKey(apiKey);
     await this.redis
       .multi()
       .set(this.keys.apiKeyByHash(hash), JSON.stringify(record))
@@ -110,19 +116,6 @@ export class AccountStore {
       .sadd(this.keys.accountApiKeys(accountId), keyId)
       .exec();
     return { apiKey, record };
-  }
-
-  /** The key's record when it exists and is not revoked; null otherwise. No cache: revocation is immediate. */
-  async authenticate(apiKey: string): Promise<ApiKeyRecord | null> {
-    if (!apiKey.startsWith('glk_') || apiKey.length > 200) return null;
-    const hash = hashKey(apiKey);
-    const raw = await this.redis.get(this.keys.apiKeyByHash(hash));
-    if (!raw) return null;
-    const record = JSON.parse(raw) as ApiKeyRecord;
-    // The hash lookup already matched; the constant-time compare guards against a corrupted index.
-    const stored = await this.redis.get(this.keys.apiKeyById(record.keyId));
-    if (!stored || !timingSafeEqual(Buffer.from(stored), Buffer.from(hash))) return null;
-    return record.revokedAt ? null : record;
   }
 
   async listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {

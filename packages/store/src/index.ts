@@ -7,5 +7,6 @@ export * from './accounts.js';
 export * from './llm-keys.js';
 export * from './usage.js';
 export * from './rate-limiter.js';
+export * from './api-key-gate.js';
 export * from './stores.js';
 export * from './webhook-subscriptions.js';

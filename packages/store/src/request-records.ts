@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { requestIdTime } from '@gleaner/platform';
 import { Keyspace } from './keyspace.js';
@@ -57,6 +58,22 @@ export type RecordLookup<I, R> =
   | { found: true; record: RequestRecord<I, R> }
   | { found: false; reason: 'expired' | 'unknown' };
 
+/**
+ * KEYS[1] record; ARGV[1] SHA-1 of the value the writer read, ARGV[2] new value, ARGV[3] seconds
+ * to live from now, or 0 to keep the current expiry. 1 when written, 0 when the record changed.
+ */
+const RECORD_CAS_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if not current or redis.sha1hex(current) ~= ARGV[1] then return 0 end
+if tonumber(ARGV[3]) > 0 then
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+end
+return 1
+`;
+type RecordCasCommand = (key: string, readSha1: string, value: string, ttlSeconds: number) => Promise<number>;
+
 export class RequestRecordStore {
   private readonly keys: Keyspace;
 
@@ -65,6 +82,7 @@ export class RequestRecordStore {
     prefix: string,
   ) {
     this.keys = new Keyspace(prefix);
+    if (!('gleanerRecordCas' in redis)) redis.defineCommand('gleanerRecordCas', { lua: RECORD_CAS_SCRIPT, numberOfKeys: 1 });
   }
 
   async create<I, R>(record: Omit<RequestRecord<I, R>, 'createdAt' | 'updatedAt' | 'status'> & { status?: RecordStatus }): Promise<RequestRecord<I, R>> {
@@ -99,8 +117,10 @@ export class RequestRecordStore {
   }
 
   /**
-   * Read-modify-write under WATCH so concurrent writers (worker and dispatcher) never lose each
-   * other's fields. Returns the new record, or null when the record no longer exists.
+   * Read-modify-write with compare-and-set: the new value is written only if the record is still
+   * the one read (same SHA-1), else it is read again. Unlike WATCH/MULTI this is safe on a client
+   * shared by concurrent jobs (EXEC or UNWATCH by one would drop another's watch), and costs two
+   * round trips. Returns the new record, or null when the record no longer exists.
    */
   async update<I = Record<string, unknown>, R = Record<string, unknown>>(
     family: Family,
@@ -108,24 +128,16 @@ export class RequestRecordStore {
     mutate: (record: RequestRecord<I, R>) => RequestRecord<I, R>,
   ): Promise<RequestRecord<I, R> | null> {
     const key = this.keys.record(family, id);
+    const lifetime = RECORD_LIFETIME_SECONDS[family];
     for (let attempt = 0; attempt < 10; attempt++) {
-      await this.redis.watch(key);
       const raw = await this.redis.get(key);
-      if (!raw) {
-        await this.redis.unwatch();
-        return null;
-      }
+      if (!raw) return null;
       const next = mutate(JSON.parse(raw) as RequestRecord<I, R>);
       next.updatedAt = unixNow();
-      const lifetime = RECORD_LIFETIME_SECONDS[family];
-      const tx = this.redis.multi();
-      if (lifetime.afterCompletion && (next.status === 'completed' || next.status === 'failed')) {
-        tx.set(key, JSON.stringify(next), 'EX', lifetime.afterCompletion);
-      } else {
-        tx.set(key, JSON.stringify(next), 'KEEPTTL');
-      }
-      const result = await tx.exec();
-      if (result) return next;
+      const ended = next.status === 'completed' || next.status === 'failed';
+      const ttl = lifetime.afterCompletion && ended ? lifetime.afterCompletion : 0;
+      const cas = (this.redis as unknown as { gleanerRecordCas: RecordCasCommand }).gleanerRecordCas;
+      if ((await cas.call(this.redis, key, createHash('sha1').update(raw).digest('hex'), JSON.stringify(next), ttl)) === 1) return next;
     }
     throw new Error(`request record ${id} is being updated concurrently`);
   }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { AccountStore } from './accounts.js';
+import { ApiKeyGate } from './api-key-gate.js';
 import { LlmKeyStore } from './llm-keys.js';
 import { RateLimiter } from './rate-limiter.js';
 import { RequestRecordStore } from './request-records.js';
@@ -12,6 +13,7 @@ export interface Stores {
   records: RequestRecordStore;
   cache: ResultCache;
   accounts: AccountStore;
+  apiKeyGate: ApiKeyGate;
   llmKeys: LlmKeyStore;
   usage: UsageCounters;
   rateLimiter: RateLimiter;
@@ -23,6 +25,7 @@ export function createStores(redis: Redis, prefix: string, masterSecret: string)
     records: new RequestRecordStore(redis, prefix),
     cache: new ResultCache(redis, prefix),
     accounts: new AccountStore(redis, prefix),
+    apiKeyGate: new ApiKeyGate(redis, prefix),
     llmKeys: new LlmKeyStore(redis, prefix, masterSecret),
     usage: new UsageCounters(redis, prefix),
     rateLimiter: new RateLimiter(redis, prefix),

@@ -29,10 +29,12 @@ describe('accounts and keys', () => {
       const dump = type === 'string' ? await redis.get(k) : JSON.stringify(await redis.smembers(k));
       expect(dump ?? '').not.toContain(apiKey);
     }
-    expect((await stores.accounts.authenticate(apiKey))?.scopes).toEqual(['scrape']);
-    expect(await stores.accounts.authenticate(apiKey + 'x')).toBeNull();
+    const admitted = await stores.apiKeyGate.admit(apiKey, 'scrape', 60);
+    expect(admitted).toMatchObject({ kind: 'admitted', key: { keyId: record.keyId, accountId: account.id, scopes: ['scrape'] } });
+    expect(await stores.apiKeyGate.admit(apiKey + 'x', 'scrape', 60)).toEqual({ kind: 'unknown' });
+    expect(await stores.apiKeyGate.admit(apiKey, 'parse', 60)).toMatchObject({ kind: 'forbidden', key: { keyId: record.keyId } });
     await stores.accounts.revokeApiKey(record.keyId);
-    expect(await stores.accounts.authenticate(apiKey)).toBeNull();
+    expect(await stores.apiKeyGate.admit(apiKey, 'scrape', 60)).toEqual({ kind: 'unknown' });
     await expect(stores.accounts.createApiKey(account.id, ['admin' as 'scrape'])).rejects.toThrow(/scopes/);
   });
 });
@@ -88,6 +90,30 @@ describe('request records', () => {
   });
 });
 
+describe('request record updates', () => {
+  it('loses no field when concurrent writers on one client update the same record', async () => {
+    const id = newRequestId();
+    await stores.records.create({ id, family: 'parse', accountId: 'acc-cas', input: {} });
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) => stores.records.update('parse', id, (r) => ({ ...r, input: { ...r.input, [`writer${i}`]: i } }))),
+    );
+    const record = await stores.records.get('parse', id);
+    expect(record?.input).toEqual({ writer0: 0, writer1: 1, writer2: 2, writer3: 3, writer4: 4, writer5: 5 });
+  });
+
+  it('keeps the expiry on updates and shortens it to 15 hours when a scrape ends', async () => {
+    const id = newRequestId();
+    await stores.records.create({ id, family: 'scrape', accountId: 'acc-ttl', input: {} });
+    await stores.records.markProcessing('scrape', id);
+    expect(await redis.ttl(`${prefix}:rec:scrape:${id}`)).toBeGreaterThan(15 * 3600);
+    await stores.records.complete('scrape', id, { ok: true });
+    const ttl = await redis.ttl(`${prefix}:rec:scrape:${id}`);
+    expect(ttl).toBeLessThanOrEqual(15 * 3600);
+    expect(ttl).toBeGreaterThan(15 * 3600 - 60);
+    expect(await stores.records.update('scrape', newRequestId(), (r) => r)).toBeNull();
+  });
+});
+
 describe('result cache and rate limiter', () => {
   it('caches per account and normalized URL', async () => {
     await stores.cache.put('acc-a', { requestId: 'r1', url: 'HTTPS://Example.com/a#frag', timestamp: 1, result: { x: 1 } });
@@ -100,5 +126,23 @@ describe('result cache and rate limiter', () => {
     for (let i = 0; i < 4; i++) decisions.push(await stores.rateLimiter.consume('subject-1', 3));
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
     expect(decisions[3].remaining).toBe(0);
+  });
+
+  it('counts admitted API-key requests only, with the account override applied from the next request', async () => {
+    const account = await stores.accounts.createAccount('gate-limits');
+    const { apiKey } = await stores.accounts.createApiKey(account.id, ['scrape']);
+    const rate = async (scope: 'scrape' | 'parse') => {
+      const outcome = await stores.apiKeyGate.admit(apiKey, scope, 3);
+      return outcome.kind === 'admitted' ? outcome.rate : outcome.kind;
+    };
+    expect(await rate('scrape')).toMatchObject({ allowed: true, limit: 3, remaining: 2 });
+    expect(await rate('parse')).toBe('forbidden'); // not counted
+    expect(await rate('scrape')).toMatchObject({ allowed: true, limit: 3, remaining: 1 });
+    await stores.accounts.setRateLimit(account.id, 2);
+    expect(await rate('scrape')).toMatchObject({ allowed: false, limit: 2, remaining: 0 });
+    await stores.accounts.setRateLimit(account.id, 10);
+    const last = await rate('scrape');
+    expect(last).toMatchObject({ allowed: true, limit: 10, remaining: 6 });
+    expect(typeof last === 'object' && last.resetSeconds).toBeGreaterThan(0);
   });
 });

@@ -38,8 +38,10 @@ export async function submitAndWait<P extends object>(
     await records.delete(s.family, s.requestId).catch(() => undefined);
     throw err;
   }
-  await usage.countRequest(s.accountId, s.family, s.credits ?? 0).catch(() => undefined);
+  // Counted while the job runs, not before: the caller's answer never waits on this write.
+  const counted = usage.countRequest(s.accountId, s.family, s.credits ?? 0).catch(() => undefined);
   if (s.windowMs > 0) await s.producer.waitForFinish(job, s.windowMs);
+  await counted;
   try {
     const record = await records.get(s.family, s.requestId);
     return record && (record.status === 'completed' || record.status === 'failed') ? record : null;

@@ -1,20 +1,26 @@
 import type { RequestHandler } from 'express';
-import type { AccountStore, Scope } from '@gleaner/store';
+import type { ApiKeyGate, Scope } from '@gleaner/store';
 import { ApiError } from '../errors/index.js';
 import { ctx } from './context.js';
+import { applyRateDecision } from './rate-limit.js';
 
-/** `x-api-key` authentication: unknown or revoked key 401, key without the family's scope 403. */
-export function requireApiKey(accounts: AccountStore, scope: Scope): RequestHandler {
+/**
+ * `x-api-key` admission, one Redis round trip: unknown or revoked key 401, key without the
+ * family's scope 403 (neither counts against the limit), then the per-key limit shared by every
+ * gateway replica, the account's override winning over `defaultPerMinute` (429).
+ */
+export function requireApiKey(gate: ApiKeyGate, scope: Scope, defaultPerMinute: number): RequestHandler {
   return async (req, res, next) => {
     const header = req.get('x-api-key');
     if (!header) throw new ApiError('unauthenticated', 'Missing API key (send it in the x-api-key header)');
-    const key = await accounts.authenticate(header.trim());
-    if (!key) throw new ApiError('unauthenticated', 'Invalid API key');
+    const outcome = await gate.admit(header.trim(), scope, defaultPerMinute);
+    if (outcome.kind === 'unknown') throw new ApiError('unauthenticated', 'Invalid API key');
     const c = ctx(res);
-    c.accountId = key.accountId;
-    c.keyId = key.keyId;
-    c.scopes = key.scopes;
-    if (!key.scopes.includes(scope)) throw new ApiError('forbidden');
+    c.accountId = outcome.key.accountId;
+    c.keyId = outcome.key.keyId;
+    c.scopes = outcome.key.scopes;
+    if (outcome.kind === 'forbidden') throw new ApiError('forbidden');
+    applyRateDecision(res, outcome.rate);
     next();
   };
 }

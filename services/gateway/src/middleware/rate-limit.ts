@@ -1,36 +1,31 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler } from 'express';
-import type { AccountStore, RateLimiter } from '@gleaner/store';
+import type { RequestHandler, Response } from 'express';
+import type { RateDecision, RateLimiter } from '@gleaner/store';
 import { ApiError } from '../errors/index.js';
 import { ctx } from './context.js';
 
+/** Every counted answer carries the RateLimit-* headers; over the limit it is a 429 with Retry-After. */
+export function applyRateDecision(res: Response, decision: RateDecision): void {
+  res.set({
+    'RateLimit-Limit': String(decision.limit),
+    'RateLimit-Remaining': String(decision.remaining),
+    'RateLimit-Reset': String(decision.resetSeconds),
+  });
+  if (!decision.allowed) {
+    throw new ApiError('rate_limited', undefined, { headers: { 'Retry-After': String(decision.resetSeconds) } });
+  }
+}
+
 /**
- * Per-key limit shared by every gateway replica (counted in Redis). The account's override wins
- * over the service default. Every answer carries the RateLimit-* headers.
+ * Per bearer token (bot webhook), shared by every gateway replica (counted in Redis). API-key
+ * families are limited by `requireApiKey`, in the same round trip as authentication.
  */
-export function rateLimit(limiter: RateLimiter, accounts: AccountStore, defaultPerMinute: number): RequestHandler {
+export function bearerRateLimit(limiter: RateLimiter, perMinute: number): RequestHandler {
   return async (_req, res, next) => {
-    const c = ctx(res);
-    let subject: string;
-    let limit = defaultPerMinute;
-    if (c.keyId) {
-      subject = `key:${c.keyId}`;
-      const account = c.accountId ? await accounts.getAccount(c.accountId) : null;
-      limit = account?.rateLimitPerMinute ?? defaultPerMinute;
-    } else if (c.bearerToken) {
-      subject = `bearer:${createHash('sha256').update(c.bearerToken).digest('hex').slice(0, 32)}`;
-    } else {
-      return next();
-    }
-    const decision = await limiter.consume(subject, limit);
-    res.set({
-      'RateLimit-Limit': String(decision.limit),
-      'RateLimit-Remaining': String(decision.remaining),
-      'RateLimit-Reset': String(decision.resetSeconds),
-    });
-    if (!decision.allowed) {
-      throw new ApiError('rate_limited', undefined, { headers: { 'Retry-After': String(decision.resetSeconds) } });
-    }
+    const token = ctx(res).bearerToken;
+    if (!token) return next();
+    const subject = `bearer:${createHash('sha256').update(token).digest('hex').slice(0, 32)}`;
+    applyRateDecision(res, await limiter.consume(subject, perMinute));
     next();
   };
 }

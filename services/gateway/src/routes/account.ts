@@ -5,7 +5,6 @@ import { ApiError } from '../errors/index.js';
 import { requireApiKey } from '../middleware/auth.js';
 import { accountIdOf, ctx } from '../middleware/context.js';
 import { jsonObjectBody } from '../middleware/json-body.js';
-import { rateLimit } from '../middleware/rate-limit.js';
 import { familyRouter } from './family-router.js';
 import { checkUrl } from '../url-policy.js';
 
@@ -13,7 +12,7 @@ import { checkUrl } from '../url-policy.js';
 export function accountRouter(deps: GatewayDeps): Router {
   const { stores, config, logger } = deps;
   return familyRouter('account', logger, (router) => {
-    router.use(requireApiKey(stores.accounts, 'account'), rateLimit(stores.rateLimiter, stores.accounts, config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
+    router.use(requireApiKey(stores.apiKeyGate, 'account', config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
 
     router.get('/', async (_req, res) => {
       const account = await stores.accounts.getAccount(accountIdOf(res));

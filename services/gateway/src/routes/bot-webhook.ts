@@ -7,7 +7,7 @@ import { ApiError } from '../errors/index.js';
 import { requireBearerToken } from '../middleware/auth.js';
 import { ctx, setRequestId } from '../middleware/context.js';
 import { jsonObjectBody } from '../middleware/json-body.js';
-import { rateLimit } from '../middleware/rate-limit.js';
+import { bearerRateLimit } from '../middleware/rate-limit.js';
 import { familyRouter } from './family-router.js';
 
 /**
@@ -21,7 +21,7 @@ export function botWebhookRouter(deps: GatewayDeps, tokenSealer: Sealer): Router
       setRequestId(res, newRequestId());
       next();
     });
-    router.use(requireBearerToken, rateLimit(stores.rateLimiter, stores.accounts, config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
+    router.use(requireBearerToken, bearerRateLimit(stores.rateLimiter, config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
 
     router.post('/', async (req, res) => {
       const { requestId, bearerToken } = ctx(res);

@@ -7,7 +7,6 @@ import { ApiError } from '../errors/index.js';
 import { requireApiKey } from '../middleware/auth.js';
 import { accountIdOf, setRequestId } from '../middleware/context.js';
 import { jsonObjectBody } from '../middleware/json-body.js';
-import { rateLimit } from '../middleware/rate-limit.js';
 import { submitAndWait } from '../submit.js';
 import { checkUrl, URL_PROBLEM_MESSAGES } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
@@ -20,7 +19,7 @@ export function documentsRouter(deps: GatewayDeps): Router {
   const { stores, config, logger } = deps;
   const allowPrivate = config.GLEANER_ALLOW_PRIVATE_NETWORKS;
   return familyRouter('parser', logger, (router) => {
-    router.use(requireApiKey(stores.accounts, 'parse'), rateLimit(stores.rateLimiter, stores.accounts, config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
+    router.use(requireApiKey(stores.apiKeyGate, 'parse', config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
 
     router.post('/parse', async (req, res) => {
       const accountId = accountIdOf(res);

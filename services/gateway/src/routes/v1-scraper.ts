@@ -8,7 +8,6 @@ import { ApiError } from '../errors/index.js';
 import { requireApiKey } from '../middleware/auth.js';
 import { accountIdOf, setRequestId } from '../middleware/context.js';
 import { jsonObjectBody } from '../middleware/json-body.js';
-import { rateLimit } from '../middleware/rate-limit.js';
 import { submitAndWait } from '../submit.js';
 import { checkUrl, URL_PROBLEM_MESSAGES } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
@@ -37,7 +36,7 @@ export function v1ScraperRouter(deps: GatewayDeps): Router {
   const { stores, config, logger } = deps;
   const allowPrivate = config.GLEANER_ALLOW_PRIVATE_NETWORKS;
   return familyRouter('v1', logger, (router) => {
-    router.use(requireApiKey(stores.accounts, 'scrape'), rateLimit(stores.rateLimiter, stores.accounts, config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
+    router.use(requireApiKey(stores.apiKeyGate, 'scrape', config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
 
     router.post('/', async (req, res) => {
       const accountId = accountIdOf(res);

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { Router } from 'express';
 import { compileOutputSchema, LlmError } from '@gleaner/llm-extract';
-import { isRequestId } from '@gleaner/platform';
+import { isRequestId, newRequestId } from '@gleaner/platform';
 import type { ScrapeJob } from '@gleaner/queues';
 import { scrapeImmediateBody, scrapeErrorString, scrapeStatusBody, type ScrapeRecord } from '@gleaner/record-views';
 import type { GatewayDeps } from '../deps.js';
@@ -9,8 +9,6 @@ import { ApiError } from '../errors/index.js';
 import { requireApiKey } from '../middleware/auth.js';
 import { accountIdOf, setRequestId } from '../middleware/context.js';
 import { jsonObjectBody } from '../middleware/json-body.js';
-import { rateLimit } from '../middleware/rate-limit.js';
-import { newRequestId } from '@gleaner/platform';
 import { submitAndWait } from '../submit.js';
 import { checkUrl, URL_PROBLEM_MESSAGES } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
@@ -59,7 +57,7 @@ export function webScraperRouter(deps: GatewayDeps): Router {
   const { stores, config, logger } = deps;
   const allowPrivate = config.GLEANER_ALLOW_PRIVATE_NETWORKS;
   return familyRouter('scraper', logger, (router) => {
-    router.use(requireApiKey(stores.accounts, 'scrape'), rateLimit(stores.rateLimiter, stores.accounts, config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
+    router.use(requireApiKey(stores.apiKeyGate, 'scrape', config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
 
     router.post('/', async (req, res) => {
       const accountId = accountIdOf(res);
