@@ -41,6 +41,11 @@ export interface RequestRecord<Input = Record<string, unknown>, Result = Record<
   error?: RecordError;
   progress?: { pagesDone: number; pagesTotal: number };
   webhook?: WebhookDeliveryState;
+  /**
+   * Deliveries to the account's webhook subscriptions, by subscription id. Like `webhook`, a
+   * `delivered` entry stops a delivery job that runs again from sending a second time.
+   */
+  subscriptionDeliveries?: Record<string, WebhookDeliveryState>;
   usage?: { inputTokens: number; outputTokens: number };
 }
 
@@ -53,6 +58,10 @@ export const RECORD_LIFETIME_SECONDS: Record<Family, { fromCreation: number; aft
   'scrape-v1': { fromCreation: 24 * 3600 },
   parse: { fromCreation: 7 * 24 * 3600 },
 };
+
+function hasEnded(status: RecordStatus): boolean {
+  return status === 'completed' || status === 'failed';
+}
 
 export type RecordLookup<I, R> =
   | { found: true; record: RequestRecord<I, R> }
@@ -132,10 +141,13 @@ export class RequestRecordStore {
     for (let attempt = 0; attempt < 10; attempt++) {
       const raw = await this.redis.get(key);
       if (!raw) return null;
-      const next = mutate(JSON.parse(raw) as RequestRecord<I, R>);
+      const current = JSON.parse(raw) as RequestRecord<I, R>;
+      const wasEnded = hasEnded(current.status);
+      const next = mutate(current);
       next.updatedAt = unixNow();
-      const ended = next.status === 'completed' || next.status === 'failed';
-      const ttl = lifetime.afterCompletion && ended ? lifetime.afterCompletion : 0;
+      // The after-completion lifetime starts once, when the record ends; later writes (webhook
+      // attempts, a re-run finding the outcome recorded) keep the expiry it already has.
+      const ttl = lifetime.afterCompletion && hasEnded(next.status) && !wasEnded ? lifetime.afterCompletion : 0;
       const cas = (this.redis as unknown as { gleanerRecordCas: RecordCasCommand }).gleanerRecordCas;
       if ((await cas.call(this.redis, key, createHash('sha1').update(raw).digest('hex'), JSON.stringify(next), ttl)) === 1) return next;
     }

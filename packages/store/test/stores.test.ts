@@ -112,6 +112,27 @@ describe('request record updates', () => {
     expect(ttl).toBeGreaterThan(15 * 3600 - 60);
     expect(await stores.records.update('scrape', newRequestId(), (r) => r)).toBeNull();
   });
+
+  it("starts a scrape's 15-hour lifetime once, at completion: later updates (webhook attempts) keep the expiry", async () => {
+    const key = (id: string) => `${prefix}:rec:scrape:${id}`;
+    for (const end of ['complete', 'fail'] as const) {
+      const id = newRequestId();
+      await stores.records.create({ id, family: 'scrape', accountId: 'acc-ttl', input: {} });
+      if (end === 'complete') await stores.records.complete('scrape', id, { ok: true });
+      else await stores.records.fail('scrape', id, { code: 'E008', message: 'target answered HTTP 404' });
+      expect(await redis.pttl(key(id))).toBeGreaterThan(15 * 3600_000 - 60_000);
+      // Eleven hours later (simulated: the expiry is what is left of the 15 h) the dispatcher
+      // records each webhook attempt; the record must still expire 15 h after completion.
+      await redis.pexpire(key(id), 4 * 3600_000);
+      await stores.records.update('scrape', id, (r) => ({ ...r, webhook: { url: 'https://hooks.example/x', status: 'pending', attempts: 1 } }));
+      await stores.records.update('scrape', id, (r) => ({ ...r, webhook: { url: 'https://hooks.example/x', status: 'delivered', attempts: 2 } }));
+      // A re-run of the job finding the outcome recorded writes the record again, too.
+      await stores.records.markProcessing('scrape', id);
+      const left = await redis.pttl(key(id));
+      expect({ end, keptExpiry: left > 4 * 3600_000 - 60_000 && left <= 4 * 3600_000 }).toEqual({ end, keptExpiry: true });
+      expect((await stores.records.get('scrape', id))?.webhook?.status).toBe('delivered');
+    }
+  });
 });
 
 describe('result cache and rate limiter', () => {
