@@ -97,6 +97,9 @@ export class QueueProducer<P extends object, R> {
   }
 }
 
+/** Stalls a job survives: the first is recovered, the second fails it (see createQueueWorker). */
+export const MAX_STALLED_COUNT = 1;
+
 export type Processor<P, R> = (payload: P, job: Job<P>) => Promise<R>;
 
 export interface QueueWorkerOptions {
@@ -134,8 +137,10 @@ export function createQueueWorker<P extends object, R>(
       concurrency: options.concurrency,
       lockDuration: options.lockDuration ?? 30_000,
       // A worker killed mid-job leaves the job stalled; it is moved back to wait and picked up by
-      // another worker. Twice in a row means the job itself kills workers: fail it.
-      maxStalledCount: 2,
+      // another worker. A second stall means the job itself kills workers: fail it rather than
+      // let it take down one worker after another. BullMQ fails a job once its stall count
+      // exceeds this number, so 1 allows exactly one recovery.
+      maxStalledCount: MAX_STALLED_COUNT,
       stalledInterval: options.stalledInterval ?? 15_000,
       settings: options.settings,
       limiter: options.limiter,
