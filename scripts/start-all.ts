@@ -2,7 +2,7 @@
  * `pnpm start`: the whole system in one process (gateway and every worker service) against the
  * Redis at REDIS_URL. Each service reads its own configuration from the same environment.
  */
-import { announce, createLogger, exitOnSignals, shutdownInOrder } from '@gleaner/platform';
+import { announce, createLogger, exitOnSignals, shutdownInOrder, startHealthServer } from '@gleaner/platform';
 import { loadGatewayConfig, startGateway } from '@gleaner/gateway';
 import { loadScraperWorkerConfig, startScraperWorker } from '@gleaner/scraper-worker';
 import { loadParserWorkerConfig, startParserWorker } from '@gleaner/parser-worker';
@@ -11,19 +11,31 @@ import { loadBotConnectorConfig, startBotConnector } from '@gleaner/bot-connecto
 
 const gatewayConfig = loadGatewayConfig();
 const logger = createLogger('gleaner', gatewayConfig.LOG_LEVEL);
+const scraperConfig = loadScraperWorkerConfig();
+// HEALTH_PORT is one port: each worker service would bind it. This process serves one health and
+// metrics server for all of them instead (the metrics registry is already shared).
+const healthPort = scraperConfig.HEALTH_PORT;
+const withoutOwnHealth = <C extends { HEALTH_PORT: number }>(config: C): C => ({ ...config, HEALTH_PORT: 0 });
 // Workers first: by the time the gateway accepts requests, every queue has a consumer.
 const workers = await Promise.all([
-  startScraperWorker(loadScraperWorkerConfig(), createLogger('scraper-worker', gatewayConfig.LOG_LEVEL)),
-  startParserWorker(loadParserWorkerConfig(), createLogger('parser-worker', gatewayConfig.LOG_LEVEL)),
-  startWebhookDispatcher(loadWebhookDispatcherConfig(), createLogger('webhook-dispatcher', gatewayConfig.LOG_LEVEL)),
-  startBotConnector(loadBotConnectorConfig(), createLogger('bot-connector', gatewayConfig.LOG_LEVEL)),
+  startScraperWorker(withoutOwnHealth(scraperConfig), createLogger('scraper-worker', gatewayConfig.LOG_LEVEL)),
+  startParserWorker(withoutOwnHealth(loadParserWorkerConfig()), createLogger('parser-worker', gatewayConfig.LOG_LEVEL)),
+  startWebhookDispatcher(withoutOwnHealth(loadWebhookDispatcherConfig()), createLogger('webhook-dispatcher', gatewayConfig.LOG_LEVEL)),
+  startBotConnector(withoutOwnHealth(loadBotConnectorConfig()), createLogger('bot-connector', gatewayConfig.LOG_LEVEL)),
 ]);
 const gateway = await startGateway(gatewayConfig, createLogger('gateway', gatewayConfig.LOG_LEVEL));
+const services = [gateway, ...workers];
+const allReady = async () => (await Promise.all(services.map((s) => s.isReady()))).every(Boolean);
+const health = healthPort ? await startHealthServer(healthPort, allReady) : null;
 
 exitOnSignals(
   () =>
     shutdownInOrder(
-      [{ name: 'gateway', run: gateway.stop }, ...workers.map((w, i) => ({ name: `worker ${i}`, run: w.stop }))],
+      [
+        { name: 'health', run: () => health?.close() },
+        { name: 'gateway', run: gateway.stop },
+        ...workers.map((w, i) => ({ name: `worker ${i}`, run: w.stop })),
+      ],
       gatewayConfig.SHUTDOWN_DEADLINE_MS * 2,
       logger,
     ),

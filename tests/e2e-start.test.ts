@@ -5,20 +5,28 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { createKeyWithCli } from './support/cli.js';
 import { serviceEnv } from './support/env.js';
 import { startPageServer } from './support/page-server.js';
-import { startProcess, type ServiceProcess } from './support/processes.js';
+import { processGroupMembers, startProcess, type GroupMember, type ServiceProcess } from './support/processes.js';
+import { parsePrometheusText, samplesOf, sumOf } from './support/prometheus.js';
 import { freePort } from './support/redis-server.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
+import { waitFor } from './support/webhook-receiver.js';
 
 /**
  * The whole system through `pnpm start`, as the README's quick start runs it: in production mode
- * and without GLEANER_SECRET, so the processes share a secret generated into a file.
+ * and without GLEANER_SECRET, so the processes share a secret generated into a file. HEALTH_PORT
+ * is set (every worker service would bind it), and LOG_LEVEL is info so the shutdown is logged.
  */
 const prefix = testPrefix('start');
 const secretFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'gleaner-start-')), 'secret');
-const { GLEANER_SECRET: _testSecret, ...env } = serviceEnv(prefix, { NODE_ENV: 'production', GLEANER_SECRET_FILE: secretFile });
+/** Bounds every shutdown step; a step that hangs is cut and logged ("shutdown step failed"). */
+const SHUTDOWN_DEADLINE_MS = 5_000;
+const { GLEANER_SECRET: _testSecret, ...env } = serviceEnv(prefix, { NODE_ENV: 'production', GLEANER_SECRET_FILE: secretFile, LOG_LEVEL: 'info', SHUTDOWN_DEADLINE_MS: String(SHUTDOWN_DEADLINE_MS) });
 let system: ServiceProcess;
+/** The node process that runs scripts/start-all.ts under the pnpm wrapper. */
+let startAll: GroupMember;
 let pages: Awaited<ReturnType<typeof startPageServer>>;
 let baseUrl: string;
+let healthUrl: string;
 let apiKey: string;
 
 beforeAll(async () => {
@@ -30,10 +38,15 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Start page</title></head><body><p>Everything runs in one process here.</p><a href="https://example.org/x">out</a></body></html>');
     },
   });
-  const port = await freePort();
-  system = startProcess('pnpm', ['start'], { ...env, PORT: String(port) });
+  const [port, healthPort] = [await freePort(), await freePort()];
+  system = startProcess('pnpm', ['start'], { ...env, PORT: String(port), HEALTH_PORT: String(healthPort) });
   const line = await system.waitFor(/listening on http:\/\/[\d.]+:\d+/, 90_000);
   expect(line).toContain(String(port));
+  // pnpm may run the script through a shell: the process wanted is node itself.
+  const node = processGroupMembers(system.child.pid!).filter((p) => /^\S*\bnode --import tsx scripts\/start-all\.ts$/.test(p.command));
+  expect(node).toHaveLength(1);
+  startAll = node[0];
+  healthUrl = `http://127.0.0.1:${healthPort}`;
   expect(system.output()).toContain('GLEANER_SECRET is not set');
   expect(existsSync(secretFile)).toBe(true);
   baseUrl = `http://127.0.0.1:${port}`;
@@ -42,6 +55,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await system?.kill();
+  // Whatever a failed shutdown left behind.
+  if (system?.child.pid) for (const p of processGroupMembers(system.child.pid)) process.kill(p.pid, 'SIGKILL');
   await pages?.close();
   await deleteKeysWithPrefix(prefix);
 });
@@ -62,7 +77,38 @@ it('scrapes and parses through `pnpm start`', async () => {
   expect(p.data).toContain('\n\n=== Page Break ===\n\n');
 }, 60_000);
 
-it('stops cleanly on SIGTERM', async () => {
-  await system.kill('SIGTERM');
-  expect(system.child.exitCode ?? system.child.signalCode).not.toBeNull();
+it('serves /healthz, /readyz and /metrics for all services of the process on HEALTH_PORT', async () => {
+  const healthz = await fetch(`${healthUrl}/healthz`);
+  expect([healthz.status, await healthz.json()]).toEqual([200, { status: 'ok' }]);
+  const readyz = await fetch(`${healthUrl}/readyz`);
+  expect([readyz.status, await readyz.json()]).toEqual([200, { ready: true }]);
+  const metrics = await fetch(`${healthUrl}/metrics`);
+  expect(metrics.status).toBe(200);
+  const samples = parsePrometheusText(await metrics.text());
+  // Every worker's queue, and what the gateway and the workers measured for the scrape above.
+  expect(new Set(samplesOf(samples, 'gleaner_queue_jobs').map((s) => s.labels.queue))).toEqual(new Set(['scrape', 'scrape-v1', 'parse', 'webhook', 'bot']));
+  expect(sumOf(samples, 'gleaner_http_request_duration_seconds_count', { method: 'POST', route: '/web-scrapper', status: '200' })).toBeGreaterThanOrEqual(1);
+  expect(sumOf(samples, 'gleaner_job_duration_seconds_count', { queue: 'scrape', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
+  expect(sumOf(samples, 'gleaner_job_duration_seconds_count', { queue: 'parse', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
+  // One server for the process: no service failed on a second bind of the port.
+  expect(system.output()).not.toMatch(/EADDRINUSE/);
 });
+
+it('stops cleanly on SIGTERM: the start-all process itself logs the shutdown, finishes every step in time and exits, leaving no process', async () => {
+  const signalled = Date.now();
+  // SIGTERM to the whole group, as a terminal's Ctrl-C or a process manager does. The pnpm
+  // wrapper dies of it at once; what must end cleanly is the node process behind it.
+  process.kill(-system.child.pid!, 'SIGTERM');
+  const running = await waitFor(() => processGroupMembers(system.child.pid!).some((p) => p.pid === startAll.pid), (alive) => !alive, 4 * SHUTDOWN_DEADLINE_MS);
+  const tookMs = Date.now() - signalled;
+  expect(running).toBe(false);
+  const output = system.output();
+  expect(output).toMatch(/"message":"shutting down"/);
+  // A step cut by the deadline would still end the process: these lines say one hung.
+  expect(output).not.toMatch(/shutdown step failed|shutdown deadline reached|shutdown failed/);
+  expect(tookMs).toBeLessThan(2 * SHUTDOWN_DEADLINE_MS);
+  expect(processGroupMembers(system.child.pid!)).toEqual([]);
+  await expect(fetch(`${healthUrl}/healthz`)).rejects.toThrow();
+  await expect(fetch(`${baseUrl}/healthz`)).rejects.toThrow();
+  process.stdout.write(`pnpm start: SIGTERM to exit of the start-all process in ${tookMs} ms\n`);
+}, 60_000);

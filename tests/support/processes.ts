@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -63,4 +64,34 @@ export function startProcess(command: string, args: string[], env: Record<string
 /** A service started the way operators do: `node --import tsx services/<name>/src/main.ts`. */
 export function startService(name: string, env: Record<string, string>): ServiceProcess {
   return startProcess(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], env);
+}
+
+export interface GroupMember {
+  pid: number;
+  /** Linux process state letter (R, S, D, Z …). */
+  state: string;
+  command: string;
+}
+
+/**
+ * The processes of a process group that still run (zombies excluded), read from Linux /proc. A
+ * child started by startProcess leads its own group (`detached`), so this lists everything it
+ * started: `pnpm start` is pnpm, possibly a shell, and the node process that runs the system.
+ */
+export function processGroupMembers(pgid: number): GroupMember[] {
+  const members: GroupMember[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) !== pgid || state === 'Z') continue;
+      const command = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      members.push({ pid: Number(entry), state, command });
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return members;
 }

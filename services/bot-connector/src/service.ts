@@ -6,6 +6,8 @@ import { createBotProcessor } from './bot-processor.js';
 import type { BotConnectorConfig } from './config.js';
 
 export interface RunningService {
+  /** Readiness: its workers run and its Redis connection is up (what `/readyz` answers). */
+  isReady(): boolean;
   stop(): Promise<void>;
 }
 
@@ -18,9 +20,11 @@ export async function startBotConnector(config: BotConnectorConfig, logger: Logg
   registry.register(botQueue, (payload, job) => process(payload, job, job.token), { concurrency: config.BOT_CONCURRENCY });
   await registry.waitUntilReady();
   registry.reportQueueDepths();
-  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, () => registry.isRunning() && redis.status === 'ready') : null;
+  const isReady = () => registry.isRunning() && redis.status === 'ready';
+  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, isReady) : null;
   announce('bot-connector', `bot-connector ready, consuming ${registry.queueNames.join(', ')}`);
   return {
+    isReady,
     stop: () =>
       shutdownInOrder(
         [

@@ -10,6 +10,8 @@ import type { GatewayDeps } from './deps.js';
 export interface RunningGateway {
   url: string;
   deps: GatewayDeps;
+  /** Readiness: accepting requests and Redis answers (what `/readyz` answers). */
+  isReady(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   return {
     url,
     deps,
+    isReady,
     stop: () =>
       shutdownInOrder(
         [

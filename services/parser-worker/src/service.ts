@@ -7,6 +7,8 @@ import { createParsePool } from './parse-pool.js';
 import { createParseProcessor } from './processors/parse.js';
 
 export interface RunningService {
+  /** Readiness: its workers run and its Redis connection is up (what `/readyz` answers). */
+  isReady(): boolean;
   stop(): Promise<void>;
 }
 
@@ -36,10 +38,12 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
   );
   await registry.waitUntilReady();
   registry.reportQueueDepths();
-  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, () => registry.isRunning() && redis.status === 'ready') : null;
+  const isReady = () => registry.isRunning() && redis.status === 'ready';
+  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, isReady) : null;
   announce('parser-worker', `parser-worker ready, consuming ${registry.queueNames.join(', ')}`);
 
   return {
+    isReady,
     stop: () =>
       shutdownInOrder(
         [

@@ -8,6 +8,8 @@ import { createScrapeV1Processor } from './processors/scrape-v1.js';
 import type { ScrapeProcessorDeps } from './processors/deps.js';
 
 export interface RunningService {
+  /** Readiness: its workers run and its Redis connection is up (what `/readyz` answers). */
+  isReady(): boolean;
   stop(): Promise<void>;
 }
 
@@ -43,10 +45,12 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
   });
   await registry.waitUntilReady();
   registry.reportQueueDepths();
-  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, () => registry.isRunning() && redis.status === 'ready') : null;
+  const isReady = () => registry.isRunning() && redis.status === 'ready';
+  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, isReady) : null;
   announce('scraper-worker', `scraper-worker ready, consuming ${registry.queueNames.join(', ')}`);
 
   return {
+    isReady,
     stop: () =>
       shutdownInOrder(
         [

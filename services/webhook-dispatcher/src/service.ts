@@ -7,6 +7,8 @@ import type { WebhookDispatcherConfig } from './config.js';
 import { createDeliveryProcessor } from './deliver.js';
 
 export interface RunningService {
+  /** Readiness: its workers run and its Redis connection is up (what `/readyz` answers). */
+  isReady(): boolean;
   stop(): Promise<void>;
 }
 
@@ -31,9 +33,11 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig, lo
   );
   await registry.waitUntilReady();
   registry.reportQueueDepths();
-  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, () => registry.isRunning() && redis.status === 'ready') : null;
+  const isReady = () => registry.isRunning() && redis.status === 'ready';
+  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, isReady) : null;
   announce('webhook-dispatcher', `webhook-dispatcher ready, consuming ${registry.queueNames.join(', ')}`);
   return {
+    isReady,
     stop: () =>
       shutdownInOrder(
         [
