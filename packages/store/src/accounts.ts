@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { newRequestId } from '@gleaner/platform';
 import { Keyspace } from './keyspace.js';
+import { Sealer } from './sealing.js';
 import { unixNow } from './time.js';
 
 export const SCOPES = ['scrape', 'parse', 'account'] as const;
@@ -13,7 +14,16 @@ export interface Account {
   createdAt: number;
   /** Requests per minute for this account's keys; absent means the service default. */
   rateLimitPerMinute?: number;
-  webhookSecret: string;
+}
+
+/**
+ * As stored: the webhook secret sealed under GLEANER_SECRET (like LLM keys), so a copy of Redis
+ * (a backup, a replica, a dump) cannot sign webhooks. `webhookSecret` is the plain form written
+ * before secrets were sealed; it is still read, and replaced by the sealed form on rotation.
+ */
+interface StoredAccount extends Account {
+  sealedWebhookSecret?: string;
+  webhookSecret?: string;
 }
 
 export interface ApiKeyRecord {
@@ -42,15 +52,18 @@ function newWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64url')}`;
 }
 
-/** Accounts, API keys (stored only as SHA-256 hashes) and webhook secrets. */
+/** Accounts, API keys (stored only as SHA-256 hashes) and webhook secrets (sealed). */
 export class AccountStore {
   private readonly keys: Keyspace;
+  private readonly sealer: Sealer;
 
   constructor(
     private readonly redis: Redis,
     prefix: string,
+    masterSecret: string,
   ) {
     this.keys = new Keyspace(prefix);
+    this.sealer = new Sealer(masterSecret, 'webhook-secret');
   }
 
   /** Idempotent by name. */
@@ -58,16 +71,31 @@ export class AccountStore {
     if (!/^[A-Za-z0-9_.@-]{1,64}$/.test(name)) throw new AccountError('account name must be 1-64 letters, digits or _.@-');
     const existing = await this.getAccountByName(name);
     if (existing) return existing;
-    const account: Account = { id: newRequestId(), name, createdAt: unixNow(), webhookSecret: newWebhookSecret() };
+    const account: Account = { id: newRequestId(), name, createdAt: unixNow() };
     const claimed = await this.redis.set(this.keys.accountByName(name), account.id, 'NX');
     if (claimed !== 'OK') return (await this.getAccountByName(name))!;
-    await this.redis.multi().set(this.keys.account(account.id), JSON.stringify(account)).sadd(this.keys.accountIds(), account.id).exec();
+    const stored: StoredAccount = { ...account, sealedWebhookSecret: this.sealer.seal(newWebhookSecret()) };
+    await this.redis.multi().set(this.keys.account(account.id), JSON.stringify(stored)).sadd(this.keys.accountIds(), account.id).exec();
     return account;
   }
 
   async getAccount(id: string): Promise<Account | null> {
+    const stored = await this.getStored(id);
+    if (!stored) return null;
+    const { sealedWebhookSecret: _sealed, webhookSecret: _plain, ...account } = stored;
+    return account;
+  }
+
+  private async getStored(id: string): Promise<StoredAccount | null> {
     const raw = await this.redis.get(this.keys.account(id));
-    return raw ? (JSON.parse(raw) as Account) : null;
+    return raw ? (JSON.parse(raw) as StoredAccount) : null;
+  }
+
+  /** The account's webhook signing secret in clear, or null when the account does not exist. */
+  async webhookSecret(accountId: string): Promise<string | null> {
+    const stored = await this.getStored(accountId);
+    if (!stored) return null;
+    return stored.sealedWebhookSecret ? this.sealer.open(stored.sealedWebhookSecret) : (stored.webhookSecret ?? null);
   }
 
   async getAccountByName(name: string): Promise<Account | null> {
@@ -75,23 +103,29 @@ export class AccountStore {
     return id ? this.getAccount(id) : null;
   }
 
-  private async saveAccount(account: Account): Promise<void> {
+  private async saveAccount(account: StoredAccount): Promise<void> {
     await this.redis.set(this.keys.account(account.id), JSON.stringify(account));
   }
 
   async setRateLimit(accountId: string, perMinute: number): Promise<Account> {
     if (!Number.isInteger(perMinute) || perMinute < 1 || perMinute > 1_000_000) throw new AccountError('rate limit must be a whole number of requests per minute, 1 or more');
-    const account = await this.requireAccount(accountId);
-    account.rateLimitPerMinute = perMinute;
-    await this.saveAccount(account);
-    return account;
+    const stored = await this.requireStored(accountId);
+    stored.rateLimitPerMinute = perMinute;
+    await this.saveAccount(stored);
+    return (await this.getAccount(accountId))!;
   }
 
   async rotateWebhookSecret(accountId: string): Promise<string> {
-    const account = await this.requireAccount(accountId);
-    account.webhookSecret = newWebhookSecret();
-    await this.saveAccount(account);
-    return account.webhookSecret;
+    const { webhookSecret: _plain, ...stored } = await this.requireStored(accountId);
+    const secret = newWebhookSecret();
+    await this.saveAccount({ ...stored, sealedWebhookSecret: this.sealer.seal(secret) });
+    return secret;
+  }
+
+  private async requireStored(accountId: string): Promise<StoredAccount> {
+    const stored = await this.getStored(accountId);
+    if (!stored) throw new AccountError(`no account ${accountId}`);
+    return stored;
   }
 
   private async requireAccount(accountId: string): Promise<Account> {

@@ -24,7 +24,7 @@ export function createStores(redis: Redis, prefix: string, masterSecret: string)
   return {
     records: new RequestRecordStore(redis, prefix),
     cache: new ResultCache(redis, prefix),
-    accounts: new AccountStore(redis, prefix),
+    accounts: new AccountStore(redis, prefix, masterSecret),
     apiKeyGate: new ApiKeyGate(redis, prefix),
     llmKeys: new LlmKeyStore(redis, prefix, masterSecret),
     usage: new UsageCounters(redis, prefix),

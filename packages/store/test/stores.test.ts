@@ -39,6 +39,28 @@ describe('accounts and keys', () => {
   });
 });
 
+describe('webhook secrets', () => {
+  it('are sealed at rest, readable by the account store only, and replaced on rotation', async () => {
+    const account = await stores.accounts.createAccount('webhook-owner');
+    const secret = await stores.accounts.webhookSecret(account.id);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
+    const stored = (await redis.get(`${prefix}:account:${account.id}`)) ?? '';
+    expect(stored).toContain(account.id);
+    expect(stored).not.toContain(secret);
+    expect(stored).not.toContain('whsec_');
+    expect(JSON.stringify(await stores.accounts.getAccount(account.id))).not.toContain('whsec_');
+    // Another master secret cannot open it.
+    await expect(createStores(redis, prefix, 'another-secret-0123456789abcdef').accounts.webhookSecret(account.id)).rejects.toThrow();
+
+    const rotated = await stores.accounts.rotateWebhookSecret(account.id);
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    expect(await stores.accounts.webhookSecret(account.id)).toBe(rotated);
+    expect(await redis.get(`${prefix}:account:${account.id}`)).not.toContain(rotated);
+    expect(await stores.accounts.webhookSecret('no-such-account')).toBeNull();
+  });
+});
+
 describe('language-model keys', () => {
   it('encrypts secrets at rest, lists them masked, resolves the newest by default', async () => {
     const account = await stores.accounts.createAccount('llm-owner');

@@ -24,8 +24,8 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
   return async (payload: WebhookJob, job: Job): Promise<{ statusCode: number; attempts: number }> => {
     const attempt = job.attemptsMade + 1;
     const log = deps.logger.child({ requestId: payload.requestId, deliveryId: payload.deliveryId, attempt });
-    const [record, account] = await Promise.all([deps.records.get(payload.family, payload.requestId), deps.accounts.getAccount(payload.accountId)]);
-    if (!record || !account) {
+    const [record, secret] = await Promise.all([deps.records.get(payload.family, payload.requestId), deps.accounts.webhookSecret(payload.accountId)]);
+    if (!record || !secret) {
       log.warn('webhook dropped: request record or account no longer exists');
       throw new UnrecoverableError('request record or account no longer exists');
     }
@@ -43,7 +43,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       'X-Request-ID': payload.requestId,
       'X-Webhook-Delivery': payload.deliveryId,
       'X-Webhook-Attempt': String(attempt),
-      'X-Webhook-Signature': signWebhook(account.webhookSecret, body, timestamp),
+      'X-Webhook-Signature': signWebhook(secret, body, timestamp),
     };
     // Subscriptions are the account's concern; the record tracks only the request's own webhook.
     const note = async (outcome: 'delivered' | 'retrying' | 'failed', lastError?: string) => {

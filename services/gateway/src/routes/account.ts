@@ -65,8 +65,7 @@ export function accountRouter(deps: GatewayDeps): Router {
     });
 
     router.get('/webhook-secret', async (_req, res) => {
-      const account = await stores.accounts.getAccount(accountIdOf(res));
-      res.json({ secret: account?.webhookSecret });
+      res.json({ secret: await stores.accounts.webhookSecret(accountIdOf(res)) });
     });
 
     router.post('/webhook-secret/rotate', async (_req, res) => {
