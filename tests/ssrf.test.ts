@@ -37,6 +37,7 @@ const gatewayView: SimulatedInternet = {
     'v6-loopback.gleaner-test': ['::1'],
     'metadata.gleaner-test': ['169.254.169.254'],
     'mixed.gleaner-test': [PUBLIC_IP, '10.0.0.1'],
+    'nowhere.gleaner-test': [],
   },
 };
 /** When workers connect, the rebinding names answer loopback; the public address reaches our local servers. */
@@ -232,6 +233,31 @@ describe('refused at submit, on every surface', () => {
     expect(wrong).toEqual([]);
   }, 60_000);
 
+  it('says why a webhook is refused, in each family\'s format', async () => {
+    const reasons: Array<[string, string]> = [
+      ['https://loopback.gleaner-test/hook', 'resolves to a private or reserved address'],
+      ['https://mixed.gleaner-test/hook', 'resolves to a private or reserved address'],
+      [`http://hook-public.gleaner-test:${receiverPort}/hook`, 'must use https'],
+      ['https://nowhere.gleaner-test/hook', 'could not be resolved'],
+    ];
+    const target = publicTarget();
+    for (const [hook, why] of reasons) {
+      const scrape = await post('/web-scrapper/', matrix.apiKey, { url: target, webhook: hook });
+      const v1 = await post('/v1/llm-web-scrapper', matrix.apiKey, { url: target, webhook: hook });
+      const parse = await post('/documents/parse', matrix.apiKey, { url: `http://public.gleaner-test:${sitePort}/doc.txt`, type: 'txt', webhook: hook });
+      const subscription = await post('/account/webhooks', matrix.apiKey, { url: hook });
+      expect({ hook, answers: [scrape, v1, parse, subscription].map((a) => [a.status, a.body.error, a.body.details ?? a.body.status_code]) }).toEqual({
+        hook,
+        answers: [
+          [400, expect.stringMatching(new RegExp(`^E009: (webhook ${why}|the host of webhook ${why})$`)), undefined],
+          [400, expect.stringMatching(new RegExp(`^(webhook ${why}|the host of webhook ${why})$`)), 400],
+          [400, '400-003: Invalid webhook URL', [expect.stringMatching(new RegExp(`^('webhook' ${why}|the host of 'webhook' ${why})$`))]],
+          [400, expect.stringMatching(new RegExp(`^E009: (url ${why}|the host of url ${why})$`)), undefined],
+        ],
+      });
+    }
+  }, 60_000);
+
   it('accepted none of them: nothing was queued or counted, no subscription was stored', async () => {
     const usage = await test.stores.usage.read(matrix.accountId);
     expect(usage.requests).toEqual({ scrape: 0, 'scrape-v1': 0, parse: 0 });
@@ -303,28 +329,47 @@ describe('refused at connection time', () => {
     expect(site.hits['/secret.txt'] ?? 0).toBe(0);
   }, 60_000);
 
-  it('webhooks: a receiver name that rebinds to loopback is refused by the dispatcher; a public one is delivered', async () => {
+  it('webhooks of every kind: a receiver name that rebinds to loopback is refused by the dispatcher; a public one is delivered', async () => {
     const hook = (name: string, family: string) => `https://${name}.gleaner-test:${receiverPort}/${family}`;
+    const publicDoc = `http://public.gleaner-test:${sitePort}/doc.txt`;
+    // Account-level subscriptions: the subscriber's every scrape is delivered to both.
+    const subscriber = await createAccountWithKey(test.stores, 'subscriber');
+    const refusedSub = await post('/account/webhooks', subscriber.apiKey, { url: hook('hook-rebind', 'sub-refused'), families: ['scrape'] });
+    const deliveredSub = await post('/account/webhooks', subscriber.apiKey, { url: hook('hook-public', 'sub-delivered'), families: ['scrape'] });
+    expect([refusedSub.status, deliveredSub.status]).toEqual([201, 201]);
+
     const refusedScrape = await post('/web-scrapper/', apiKey, { url: publicTarget(), webhook: hook('hook-rebind', 'scrape-refused') });
     const deliveredScrape = await post('/web-scrapper/', apiKey, { url: publicTarget(), webhook: hook('hook-public', 'scrape-delivered') });
-    const refusedParse = await post('/documents/parse', apiKey, { url: `http://public.gleaner-test:${sitePort}/doc.txt`, type: 'txt', webhook: hook('hook-rebind', 'parse-refused') });
-    const deliveredParse = await post('/documents/parse', apiKey, { url: `http://public.gleaner-test:${sitePort}/doc.txt`, type: 'txt', webhook: hook('hook-public', 'parse-delivered') });
-    expect([refusedScrape.status, deliveredScrape.status, refusedParse.status, deliveredParse.status]).toEqual([200, 200, 200, 200]);
+    const refusedV1 = await post('/v1/llm-web-scrapper', apiKey, { url: publicTarget(), use_llm: false, webhook: hook('hook-rebind', 'v1-refused') });
+    const deliveredV1 = await post('/v1/llm-web-scrapper', apiKey, { url: publicTarget(), use_llm: false, webhook: hook('hook-public', 'v1-delivered') });
+    const refusedParse = await post('/documents/parse', apiKey, { url: publicDoc, type: 'txt', webhook: hook('hook-rebind', 'parse-refused') });
+    const deliveredParse = await post('/documents/parse', apiKey, { url: publicDoc, type: 'txt', webhook: hook('hook-public', 'parse-delivered') });
+    const subscribed = await post('/web-scrapper/', subscriber.apiKey, { url: publicTarget() });
+    expect([refusedScrape, deliveredScrape, refusedV1, deliveredV1, refusedParse, deliveredParse, subscribed].map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200, 200]);
 
-    const settled = async (family: 'scrape' | 'parse', id: string) =>
-      waitFor(() => test.stores.records.get(family, id), (r) => r?.webhook?.status === 'failed' || r?.webhook?.status === 'delivered', 30_000);
-    const [rs, ds, rp, dp] = await Promise.all([
+    const ended = (state?: { status: string }) => state?.status === 'failed' || state?.status === 'delivered';
+    const settled = async (family: 'scrape' | 'scrape-v1' | 'parse', id: string) => waitFor(() => test.stores.records.get(family, id), (r) => ended(r?.webhook), 30_000);
+    const [rs, ds, rv, dv, rp, dp] = await Promise.all([
       settled('scrape', refusedScrape.body.request_id as string),
       settled('scrape', deliveredScrape.body.request_id as string),
+      settled('scrape-v1', refusedV1.body.request_id as string),
+      settled('scrape-v1', deliveredV1.body.request_id as string),
       settled('parse', refusedParse.body.requestId as string),
       settled('parse', deliveredParse.body.requestId as string),
     ]);
-    expect(ds?.webhook).toMatchObject({ status: 'delivered', attempts: 1 });
-    expect(dp?.webhook).toMatchObject({ status: 'delivered', attempts: 1 });
-    expect(rs?.webhook).toMatchObject({ status: 'failed', attempts: 1, lastError: expect.stringMatching(/^blocked_address: /) });
-    expect(rp?.webhook).toMatchObject({ status: 'failed', attempts: 1, lastError: expect.stringMatching(/^blocked_address: /) });
+    const subs = await waitFor(
+      () => test.stores.records.get('scrape', subscribed.body.request_id as string),
+      (r) => ended(r?.subscriptionDeliveries?.[refusedSub.body.id as string]) && ended(r?.subscriptionDeliveries?.[deliveredSub.body.id as string]),
+      30_000,
+    );
+    for (const delivered of [ds?.webhook, dv?.webhook, dp?.webhook, subs?.subscriptionDeliveries?.[deliveredSub.body.id as string]]) {
+      expect(delivered).toMatchObject({ status: 'delivered', attempts: 1 });
+    }
+    for (const refused of [rs?.webhook, rv?.webhook, rp?.webhook, subs?.subscriptionDeliveries?.[refusedSub.body.id as string]]) {
+      expect(refused).toMatchObject({ status: 'failed', attempts: 1, lastError: expect.stringMatching(/^blocked_address: /) });
+    }
     // The receiver behind 127.0.0.1 heard only from the public names.
-    expect(deliveries.map((d) => d.path).sort()).toEqual(['/parse-delivered', '/scrape-delivered']);
+    expect(deliveries.map((d) => d.path).sort()).toEqual(['/parse-delivered', '/scrape-delivered', '/sub-delivered', '/v1-delivered']);
     const status = await fetch(`${gateway.url}/documents/status/${refusedParse.body.requestId}`, { headers: { 'x-api-key': apiKey } });
     expect(((await status.json()) as Record<string, unknown>).webhookError).toBe('500-003: Webhook delivery failed');
   }, 60_000);

@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { verifyWebhookSignature } from '@gleaner/safe-fetch';
 import { loadWebhookDispatcherConfig, startWebhookDispatcher, webhookBackoffDelay, type RunningService } from '@gleaner/webhook-dispatcher';
-import { createLogger } from '@gleaner/platform';
-import { QueueProducer, webhookQueue } from '@gleaner/queues';
+import { createLogger, webhookDeliveries } from '@gleaner/platform';
+import { QueueProducer, webhookDeliveryId, webhookQueue } from '@gleaner/queues';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
 import { startService } from './support/processes.js';
+import { rawHttp } from './support/raw-http.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
 import { startScriptedWorkers } from './support/scripted-processors.js';
 import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
@@ -39,6 +40,17 @@ async function submitScrape(webhook: string, path = 'sleep/1'): Promise<string> 
   const res = await request(h.url).post('/web-scrapper/').set('x-api-key', account.apiKey).send({ url: `http://127.0.0.1:9/${path}`, webhook });
   expect([200, 202, 500]).toContain(res.status);
   return res.body.request_id as string;
+}
+
+type Outcome = 'delivered' | 'retry' | 'rejected' | 'failed';
+/** `gleaner_webhook_deliveries_total` of one family, read from this process's registry (the dispatcher runs here). */
+async function deliveryCounts(family: string): Promise<Record<Outcome, number>> {
+  const counts: Record<Outcome, number> = { delivered: 0, retry: 0, rejected: 0, failed: 0 };
+  for (const v of (await webhookDeliveries.get()).values) if (v.labels.family === family) counts[v.labels.outcome as Outcome] += v.value;
+  return counts;
+}
+function countsSince(before: Record<Outcome, number>, after: Record<Outcome, number>): Record<Outcome, number> {
+  return { delivered: after.delivered - before.delivered, retry: after.retry - before.retry, rejected: after.rejected - before.rejected, failed: after.failed - before.failed };
 }
 
 describe('delivery', () => {
@@ -78,8 +90,9 @@ describe('delivery', () => {
     }
   });
 
-  it('stops at once on 410 and records the outcome', async () => {
+  it('stops at once on 410, records the outcome and counts it once, as rejected', async () => {
     const receiver = await startWebhookReceiver([410]);
+    const before = await deliveryCounts('scrape');
     try {
       const id = await submitScrape(receiver.url);
       await waitFor(() => receiver.deliveries, (d) => d.length >= 1);
@@ -87,6 +100,7 @@ describe('delivery', () => {
       expect(receiver.deliveries).toHaveLength(1);
       const record = await waitFor(() => h.stores.records.get('scrape', id), (r) => r?.webhook?.status === 'failed');
       expect(record?.webhook).toMatchObject({ status: 'failed', attempts: 1, lastError: 'receiver answered HTTP 410' });
+      expect(countsSince(before, await deliveryCounts('scrape'))).toEqual({ delivered: 0, retry: 0, rejected: 1, failed: 0 });
     } finally {
       await receiver.close();
     }
@@ -119,8 +133,9 @@ describe('delivery', () => {
     }
   });
 
-  it('marks an exhausted parser delivery with 500-003 on the status record', async () => {
+  it('marks an exhausted parser delivery with 500-003 on the status record, counting 7 retries and one failure', async () => {
     const receiver = await startWebhookReceiver([500]);
+    const before = await deliveryCounts('parse');
     try {
       const res = await request(h.url).post('/documents/parse').set('x-api-key', account.apiKey).send({ url: 'http://127.0.0.1:9/sleep/1', webhook: receiver.url });
       const id = res.body.requestId as string;
@@ -133,35 +148,159 @@ describe('delivery', () => {
       expect(receiver.deliveries.length).toBe(8);
       expect(receiver.deliveries[0].headers['user-agent']).toBe('Document-Parser-Webhook/1.0');
       expect(JSON.parse(receiver.deliveries[0].rawBody)).toMatchObject({ requestId: id, status: 'COMPLETED', data: 'scripted document' });
+      const attempts = webhookQueue.jobOptions.attempts!;
+      expect(countsSince(before, await deliveryCounts('parse'))).toEqual({ delivered: 0, retry: attempts - 1, rejected: 0, failed: 1 });
     } finally {
       await receiver.close();
     }
   }, 70_000);
 
-  it('refuses a plain-http or private webhook at submit when private networks are not allowed', async () => {
+  it('refuses a plain-http or private webhook at submit, saying why, in each family\'s format', async () => {
     const strict = await GatewayHarness.start(prefix, { GLEANER_ALLOW_PRIVATE_NETWORKS: 'false' });
     try {
       const key = (await strict.account('strict')).apiKey;
-      const scrape = await request(strict.url).post('/web-scrapper/').set('x-api-key', key).send({ url: 'https://93.184.216.34/', webhook: 'http://93.184.216.34/hook' });
-      expect(scrape.status).toBe(400);
-      expect(scrape.body.error).toMatch(/^E009: /);
-      const parse = await request(strict.url).post('/documents/parse').set('x-api-key', key).send({ url: 'https://93.184.216.34/a.pdf', webhook: 'https://127.0.0.1/hook' });
-      expect(parse.status).toBe(400);
-      expect(parse.body.error).toMatch(/^400-003: /);
+      const send = (path: string, body: Record<string, unknown>) => request(strict.url).post(path).set('x-api-key', key).send(body);
+      const target = 'https://93.184.216.34/';
+      const cases = [
+        { hook: 'http://93.184.216.34/hook', why: 'must use https' },
+        { hook: 'https://127.0.0.1/hook', why: 'resolves to a private or reserved address' },
+        { hook: 'https://[::ffff:10.0.0.1]/hook', why: 'resolves to a private or reserved address' },
+        { hook: 'not a url', why: 'must be an absolute https URL' },
+      ];
+      for (const { hook, why } of cases) {
+        const scrape = await send('/web-scrapper/', { url: target, webhook: hook });
+        expect({ hook, status: scrape.status, body: scrape.body }).toEqual({ hook, status: 400, body: { error: `E009: webhook ${why}` } });
+        const v1 = await send('/v1/llm-web-scrapper', { url: target, use_llm: false, webhook: hook });
+        expect({ hook, status: v1.status, body: v1.body }).toEqual({ hook, status: 400, body: { error: `webhook ${why}`, status_code: 400 } });
+        const parse = await send('/documents/parse', { url: `${target}a.pdf`, webhook: hook });
+        expect({ hook, status: parse.status, body: parse.body }).toEqual({ hook, status: 400, body: { error: '400-003: Invalid webhook URL', details: [`'webhook' ${why}`] } });
+        const subscription = await send('/account/webhooks', { url: hook });
+        expect({ hook, status: subscription.status, body: subscription.body }).toEqual({ hook, status: 400, body: { error: `E009: url ${why}` } });
+      }
     } finally {
       await strict.stop();
+    }
+  });
+
+  it('waits as long as a 429 answer\'s Retry-After asks before trying again', async () => {
+    const receiver = await startWebhookReceiver([{ status: 429, headers: { 'retry-after': '2' } }, 200]);
+    try {
+      const id = await submitScrape(receiver.url);
+      const got = await waitFor(() => receiver.deliveries, (d) => d.length >= 2, 30_000);
+      expect(got.map((d) => d.answeredWith)).toEqual([429, 200]);
+      // The configured backoff is 100 ms: only the receiver's Retry-After explains the gap.
+      expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(2_000);
+      const record = await waitFor(() => h.stores.records.get('scrape', id), (r) => r?.webhook?.status === 'delivered');
+      expect(record?.webhook).toMatchObject({ status: 'delivered', attempts: 2 });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('sends the v1 status body for a v1 request', async () => {
+    const receiver = await startWebhookReceiver([200]);
+    try {
+      const res = await request(h.url).post('/v1/llm-web-scrapper').set('x-api-key', account.apiKey).send({ url: 'http://127.0.0.1:9/sleep/1', use_llm: false, webhook: receiver.url });
+      expect(res.status).toBe(200);
+      const id = res.body.request_id as string;
+      const [delivery] = await waitFor(() => receiver.deliveries, (d) => d.length >= 1);
+      expect(delivery.headers['user-agent']).toBe('Web-Scraper-Webhook/1.0');
+      expect(delivery.headers['x-request-id']).toBe(id);
+      const status = await request(h.url).get(`/v1/llm-web-scrapper/${id}`).set('x-api-key', account.apiKey);
+      expect(status.status).toBe(200);
+      expect(JSON.parse(delivery.rawBody)).toEqual(status.body);
+      expect(status.body).toEqual({ request_id: id, status: 'completed', scraped_content: { html: '<p>scripted</p>', text: 'scripted' } });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('delivers the webhook of a scrape whose submit answered 202', async () => {
+    const shortWindow = await GatewayHarness.start(prefix, { SYNC_WINDOW_MS: '100' });
+    const receiver = await startWebhookReceiver([200]);
+    try {
+      const res = await request(shortWindow.url).post('/web-scrapper/').set('x-api-key', account.apiKey).send({ url: 'http://127.0.0.1:9/sleep/1500', webhook: receiver.url });
+      expect(res.status).toBe(202);
+      expect(res.body).toMatchObject({ status: 'processing' });
+      const id = res.body.request_id as string;
+      const [delivery] = await waitFor(() => receiver.deliveries, (d) => d.length >= 1);
+      expect(JSON.parse(delivery.rawBody)).toMatchObject({ request_id: id, status: 'completed', url: 'http://127.0.0.1:9/sleep/1500', content: { text: 'scripted text for http://127.0.0.1:9/sleep/1500' } });
+    } finally {
+      await receiver.close();
+      await shortWindow.stop();
+    }
+  });
+});
+
+describe('account subscriptions and the webhook secret', () => {
+  it('a subscription delivery that runs again after it arrived is not sent twice', async () => {
+    const subscriber = await h.account('subscriber');
+    const receiver = await startWebhookReceiver([200]);
+    const producer = new QueueProducer(webhookQueue, { redisUrl: TEST_REDIS_URL, prefix });
+    try {
+      const sub = await request(h.url).post('/account/webhooks').set('x-api-key', subscriber.apiKey).send({ url: receiver.url, families: ['scrape'] });
+      expect(sub.status).toBe(201);
+      const res = await request(h.url).post('/web-scrapper/').set('x-api-key', subscriber.apiKey).send({ url: 'http://127.0.0.1:9/sleep/1' });
+      const id = res.body.request_id as string;
+      const record = await waitFor(() => h.stores.records.get('scrape', id), (r) => r?.subscriptionDeliveries?.[sub.body.id]?.status === 'delivered');
+      expect(record?.subscriptionDeliveries?.[sub.body.id]).toMatchObject({ url: receiver.url, status: 'delivered', attempts: 1 });
+      expect(receiver.deliveries).toHaveLength(1);
+      expect(receiver.deliveries[0].headers['x-webhook-delivery']).toBe(webhookDeliveryId(id, sub.body.id));
+      // A late re-run of the same delivery (its first job already removed, or a lost lock).
+      const deliveryId = webhookDeliveryId(id, sub.body.id);
+      const rerun = await producer.add({ deliveryId, requestId: id, accountId: subscriber.accountId, family: 'scrape', url: receiver.url, subscriptionId: sub.body.id }, `${deliveryId}-rerun`);
+      expect(await waitFor(() => rerun.getState(), (state) => state === 'completed' || state === 'failed')).toBe('completed');
+      expect(receiver.deliveries).toHaveLength(1);
+    } finally {
+      await producer.close();
+      await receiver.close();
+    }
+  });
+
+  it('rotates the webhook secret with no body at all, and signs later deliveries with the new one', async () => {
+    const port = Number(new URL(h.url).port);
+    const before = (await request(h.url).get('/account/webhook-secret').set('x-api-key', account.apiKey)).body.secret as string;
+    // What `curl -X POST` sends: no body, no Content-Length.
+    const rotated = await rawHttp(port, { method: 'POST', path: '/account/webhook-secret/rotate', headers: [['x-api-key', account.apiKey]] });
+    expect(rotated.status).toBe(200);
+    const secret = (rotated.json as { secret: string }).secret;
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret).not.toBe(before);
+    expect((await request(h.url).get('/account/webhook-secret').set('x-api-key', account.apiKey)).body.secret).toBe(secret);
+    // An empty body and an empty object work too; a body that is not an object does not.
+    const empty = await rawHttp(port, { method: 'POST', path: '/account/webhook-secret/rotate', headers: [['x-api-key', account.apiKey], ['content-type', 'application/json']], body: '' });
+    expect(empty.status).toBe(200);
+    expect((await request(h.url).post('/account/webhook-secret/rotate').set('x-api-key', account.apiKey).send({})).status).toBe(200);
+    const notObject = await request(h.url).post('/account/webhook-secret/rotate').set('x-api-key', account.apiKey).set('content-type', 'application/json').send('[1]');
+    expect({ status: notObject.status, body: notObject.body }).toEqual({ status: 400, body: { error: 'E001: Request body must be a JSON object' } });
+
+    const current = (await request(h.url).get('/account/webhook-secret').set('x-api-key', account.apiKey)).body.secret as string;
+    const receiver = await startWebhookReceiver([200]);
+    try {
+      await submitScrape(receiver.url);
+      const [delivery] = await waitFor(() => receiver.deliveries, (d) => d.length >= 1);
+      expect(verifyWebhookSignature(current, delivery.rawBody, delivery.headers['x-webhook-signature'] as string)).toBe(true);
+      expect(verifyWebhookSignature(before, delivery.rawBody, delivery.headers['x-webhook-signature'] as string)).toBe(false);
+    } finally {
+      await receiver.close();
     }
   });
 });
 
 describe('schedule and durability', () => {
-  it('the production schedule makes at least 5 attempts over at least 30 minutes, with jitter', () => {
+  it('the production schedule makes at least 5 attempts over at least 30 minutes, whatever the jitter', () => {
+    // What production runs: the queue contract's attempts, the dispatcher's default base delay
+    // and its backoff function, which BullMQ calls after each failed attempt but the last.
+    const attempts = webhookQueue.jobOptions.attempts!;
     const base = loadWebhookDispatcherConfig({ GLEANER_SECRET: 'x'.repeat(32) }).WEBHOOK_BACKOFF_BASE_MS;
-    expect(base).toBe(30_000);
-    const delays = [1, 2, 3, 4, 5, 6, 7].map((n) => webhookBackoffDelay(n, base, undefined, () => 0));
-    expect(delays.length + 1).toBeGreaterThanOrEqual(5);
-    expect(delays.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(30 * 60_000);
-    expect(webhookBackoffDelay(1, base, undefined, () => 1)).not.toBe(webhookBackoffDelay(1, base, undefined, () => 0));
+    expect(webhookQueue.jobOptions.backoff).toEqual({ type: 'webhook' });
+    expect(attempts).toBeGreaterThanOrEqual(5);
+    const span = (jitter: () => number) => Array.from({ length: attempts - 1 }, (_, i) => webhookBackoffDelay(i + 1, base, undefined, jitter)).reduce((a, b) => a + b, 0);
+    const shortest = span(() => 0);
+    const longest = span(() => 1);
+    expect(shortest).toBeGreaterThanOrEqual(30 * 60_000);
+    expect(longest).toBeGreaterThan(shortest); // the jitter is real
+    process.stdout.write(`webhook schedule: ${attempts} attempts over ${(shortest / 60_000).toFixed(1)}-${(longest / 60_000).toFixed(1)} min\n`);
   });
 
   it('a dispatcher killed mid-delivery delivers after a new one starts', async () => {

@@ -8,12 +8,16 @@ export interface ReceivedDelivery {
   at: number;
 }
 
+/** One scripted answer: a status, 'hang' (never answer), or a status with headers (`Retry-After`). */
+export type ReceiverAnswer = number | 'hang' | { status: number; headers: Record<string, string> };
+
 /**
- * A caller's webhook endpoint: answers each delivery from a script (`[500, 500, 200]`, 'hang'),
+ * A caller's webhook endpoint: answers each delivery from a script (`[500, 500, 200]`, 'hang',
+ * `{status: 429, headers: {'retry-after': '2'}}`),
  * then with the last entry forever, and records everything it received. `port` lets a test hand
  * out the URL first and start listening later (connection refused until then).
  */
-export async function startWebhookReceiver(script: Array<number | 'hang'> = [200], port = 0): Promise<{ url: string; deliveries: ReceivedDelivery[]; close(): Promise<void> }> {
+export async function startWebhookReceiver(script: ReceiverAnswer[] = [200], port = 0): Promise<{ url: string; deliveries: ReceivedDelivery[]; close(): Promise<void> }> {
   const deliveries: ReceivedDelivery[] = [];
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
@@ -21,9 +25,10 @@ export async function startWebhookReceiver(script: Array<number | 'hang'> = [200
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const answer = script[Math.min(deliveries.length, script.length - 1)];
-      deliveries.push({ headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8'), answeredWith: answer, at: Date.now() });
-      if (answer === 'hang') return;
-      res.writeHead(answer, { 'content-type': 'application/json' }).end('{}');
+      const status = typeof answer === 'object' ? answer.status : answer;
+      deliveries.push({ headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8'), answeredWith: status, at: Date.now() });
+      if (status === 'hang') return;
+      res.writeHead(status, { 'content-type': 'application/json', ...(typeof answer === 'object' ? answer.headers : {}) }).end('{}');
     });
   });
   server.on('connection', (s) => {

@@ -2,9 +2,25 @@ import { Queue, type Job, type Worker } from 'bullmq';
 import { createQueueWorker, type Processor, type QueueConnection, type QueueContract, type QueueWorkerOptions } from '@gleaner/queues';
 import { createRedis, jobDuration, onMetricsScrape, queueDepth, QUEUE_DEPTH_STATES, type Logger } from '@gleaner/platform';
 
+/**
+ * Why a job failed for good: its attempts ran out, its processor threw an unrecoverable error, or
+ * it stalled too often (it kept killing its workers, so no attempt of the processor finished).
+ */
+export type FailedForGoodCause = 'attempts' | 'unrecoverable' | 'stalled';
+
 export interface RegisterOptions extends Omit<QueueWorkerOptions, 'logger'> {
   /** Runs when a job has failed for good by any route, including too many stalls (a job that kills its workers). */
-  onFailedForGood?: (job: Job, error: Error) => Promise<void>;
+  onFailedForGood?: (job: Job, error: Error, cause: FailedForGoodCause) => Promise<void>;
+}
+
+/** BullMQ's reason for a job failed by the stalled-job check. */
+const STALLED_TOO_OFTEN = /stalled more than allowable limit/i;
+
+function failedForGoodCause(job: Job, err: Error): FailedForGoodCause | null {
+  if (STALLED_TOO_OFTEN.test(err.message)) return 'stalled';
+  if (err.name === 'UnrecoverableError') return 'unrecoverable';
+  if (job.attemptsMade >= (job.opts.attempts ?? 1)) return 'attempts';
+  return null;
 }
 
 /**
@@ -33,10 +49,8 @@ export class WorkerRegistry {
     if (options.onFailedForGood) {
       const hook = options.onFailedForGood;
       worker.on('failed', (job, err) => {
-        if (!job) return;
-        const attempts = job.opts.attempts ?? 1;
-        const exhausted = job.attemptsMade >= attempts || /stalled more than allowable limit/i.test(err.message) || err.name === 'UnrecoverableError';
-        if (exhausted) hook(job, err).catch((e) => this.logger.error('failed-for-good hook failed', { queue: contract.name, jobId: job.id, error: (e as Error).message }));
+        const cause = job ? failedForGoodCause(job, err) : null;
+        if (job && cause) hook(job, err, cause).catch((e) => this.logger.error('failed-for-good hook failed', { queue: contract.name, jobId: job.id, error: (e as Error).message }));
       });
     }
     this.workers.set(contract.name, worker as unknown as Worker);

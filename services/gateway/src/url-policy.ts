@@ -11,6 +11,23 @@ export const URL_PROBLEM_MESSAGES: Record<UrlProblem, string> = {
 };
 
 /**
+ * What to tell a caller about a webhook URL that fails the check; `field` names it the way the
+ * family's errors do (`webhook`, `'webhook'`, `url`).
+ */
+export function webhookProblemMessage(field: string, problem: UrlProblem): string {
+  switch (problem) {
+    case 'invalid':
+      return `${field} must be an absolute https URL`;
+    case 'unresolvable':
+      return `the host of ${field} could not be resolved`;
+    case 'not_public':
+      return `${field} resolves to a private or reserved address`;
+    case 'not_https':
+      return `${field} must use https`;
+  }
+}
+
+/**
  * Submit-time check of a target or webhook URL: scheme, DNS resolution to public addresses only
  * (unless private networks are allowed), https for webhooks. The workers check again at
  * connection time for every hop, which is what actually stops DNS rebinding.

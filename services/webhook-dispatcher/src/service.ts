@@ -1,10 +1,10 @@
 import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, webhookDeliveries, type Logger } from '@gleaner/platform';
-import { webhookQueue } from '@gleaner/queues';
+import { webhookQueue, type WebhookJob } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
 import { WorkerRegistry } from '@gleaner/worker-runtime';
 import { webhookBackoffDelay } from './backoff.js';
 import type { WebhookDispatcherConfig } from './config.js';
-import { createDeliveryProcessor } from './deliver.js';
+import { createDeliveryProcessor, deliveryStateOf, withDeliveryState } from './deliver.js';
 
 export interface RunningService {
   /** Readiness: its workers run and its Redis connection is up (what `/readyz` answers). */
@@ -23,11 +23,16 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig, lo
     {
       concurrency: config.WEBHOOK_CONCURRENCY,
       settings: { backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) => webhookBackoffDelay(attemptsMade, config.WEBHOOK_BACKOFF_BASE_MS, err) },
-      onFailedForGood: async (job, err) => {
-        const { family, requestId, url, subscriptionId } = job.data as { family: 'scrape' | 'scrape-v1' | 'parse'; requestId: string; url: string; subscriptionId?: string };
-        webhookDeliveries.inc({ family, outcome: 'failed' });
-        if (!subscriptionId) await stores.records.update(family, requestId, (r) => ({ ...r, webhook: { url, status: 'failed', attempts: job.attemptsMade, lastError: err.message } }));
+      onFailedForGood: async (job, err, cause) => {
+        const { family, requestId, url, subscriptionId } = job.data as WebhookJob;
         logger.warn('webhook delivery failed for good', { requestId, deliveryId: job.id, subscriptionId, attempts: job.attemptsMade, error: err.message });
+        // Every attempt the processor ran has counted and recorded its own outcome; a delivery
+        // that kept killing its dispatcher never finished one.
+        if (cause !== 'stalled') return;
+        webhookDeliveries.inc({ family, outcome: 'failed' });
+        await stores.records.update(family, requestId, (r) =>
+          deliveryStateOf(r, subscriptionId)?.status === 'delivered' ? r : withDeliveryState(r, subscriptionId, { url, status: 'failed', attempts: job.attemptsMade, lastError: err.message }),
+        );
       },
     },
   );

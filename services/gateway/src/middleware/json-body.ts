@@ -21,3 +21,16 @@ export const jsonObjectBody: RequestHandler = (req, res, next) => {
     next();
   });
 };
+
+/**
+ * For actions that take no parameters (`POST /account/webhook-secret/rotate`): a request without
+ * a body (`curl -X POST`, no Content-Length) is an empty object; a body that is sent must still be
+ * a JSON object.
+ */
+export const optionalJsonObjectBody: RequestHandler = (req, res, next) => {
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+    req.body = {};
+    return next();
+  }
+  jsonObjectBody(req, res, next);
+};

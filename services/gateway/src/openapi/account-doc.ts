@@ -119,7 +119,7 @@ export const accountDoc: DocSection = {
         'rotateWebhookSecret',
         'Rotate the webhook signing secret',
         { '200': jsonResponse(200, 'The new secret; deliveries from now on are signed with it.', schemaRef('WebhookSecret')), ...bodyErrors },
-        { requestBody: jsonRequestBody({ type: 'object', description: 'No fields; send an empty object.' }, { empty: { summary: 'Empty object', value: {} } }) },
+        { requestBody: { ...jsonRequestBody({ type: 'object', description: 'No fields: send no body or an empty object.' }, { empty: { summary: 'Empty object', value: {} } }), required: false } },
       ),
     },
     '/account/webhooks': {

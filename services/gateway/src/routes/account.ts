@@ -4,15 +4,20 @@ import type { GatewayDeps } from '../deps.js';
 import { ApiError } from '../errors/index.js';
 import { requireApiKey } from '../middleware/auth.js';
 import { accountIdOf, ctx } from '../middleware/context.js';
-import { jsonObjectBody } from '../middleware/json-body.js';
+import { jsonObjectBody, optionalJsonObjectBody } from '../middleware/json-body.js';
 import { familyRouter } from './family-router.js';
-import { checkUrl } from '../url-policy.js';
+import { checkUrl, webhookProblemMessage } from '../url-policy.js';
+
+/** POST routes that take no parameters: they work without a body. */
+const BODILESS_ACTIONS = new Set(['/webhook-secret/rotate']);
 
 /** `/account/*` (scope `account`): who am I, usage, LLM keys, webhook secret. */
 export function accountRouter(deps: GatewayDeps): Router {
   const { stores, config, logger } = deps;
   return familyRouter('account', logger, (router) => {
-    router.use(requireApiKey(stores.apiKeyGate, 'account', config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
+    router.use(requireApiKey(stores.apiKeyGate, 'account', config.DEFAULT_RATE_LIMIT_PER_MINUTE), (req, res, next) =>
+      (BODILESS_ACTIONS.has(req.path.replace(/\/$/, '')) ? optionalJsonObjectBody : jsonObjectBody)(req, res, next),
+    );
 
     router.get('/', async (_req, res) => {
       const account = await stores.accounts.getAccount(accountIdOf(res));
@@ -85,7 +90,7 @@ export function accountRouter(deps: GatewayDeps): Router {
         throw new ApiError('E009', `families must be a non-empty list of ${SUBSCRIPTION_FAMILIES.join(', ')}`);
       }
       const problem = await checkUrl(body.url, { allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, requireHttps: true });
-      if (problem) throw new ApiError('E009', 'url must be a publicly reachable HTTPS URL');
+      if (problem) throw new ApiError('E009', webhookProblemMessage('url', problem));
       try {
         res.status(201).json(subscriptionView(await stores.subscriptions.add(accountIdOf(res), body.url, families as Family[])));
       } catch (err) {

@@ -8,7 +8,7 @@ import { requireApiKey } from '../middleware/auth.js';
 import { accountIdOf, setRequestId } from '../middleware/context.js';
 import { jsonObjectBody } from '../middleware/json-body.js';
 import { submitAndWait } from '../submit.js';
-import { checkUrl, URL_PROBLEM_MESSAGES } from '../url-policy.js';
+import { checkUrl, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
 
 /** SPEC "Document parse job": `type` values (the image guide adds tiff, tif, heic). */
@@ -40,7 +40,7 @@ export function documentsRouter(deps: GatewayDeps): Router {
       if (webhook !== undefined) {
         if (typeof webhook !== 'string') throw new ApiError('400-003', undefined, { details: ["'webhook' must be a string"] });
         const problem = await checkUrl(webhook, { allowPrivateNetworks: allowPrivate, requireHttps: true });
-        if (problem) throw new ApiError('400-003', undefined, { details: ["'webhook' must be a publicly reachable HTTPS URL"] });
+        if (problem) throw new ApiError('400-003', undefined, { details: [webhookProblemMessage("'webhook'", problem)] });
       }
 
       const requestId = newRequestId();

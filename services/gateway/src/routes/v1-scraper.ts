@@ -9,7 +9,7 @@ import { requireApiKey } from '../middleware/auth.js';
 import { accountIdOf, setRequestId } from '../middleware/context.js';
 import { jsonObjectBody } from '../middleware/json-body.js';
 import { submitAndWait } from '../submit.js';
-import { checkUrl, URL_PROBLEM_MESSAGES } from '../url-policy.js';
+import { checkUrl, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
 import { selectorProblem } from './selector-syntax.js';
 
@@ -57,7 +57,7 @@ export function v1ScraperRouter(deps: GatewayDeps): Router {
       }
       if (body.webhook) {
         const problem = await checkUrl(body.webhook, { allowPrivateNetworks: allowPrivate, requireHttps: true });
-        if (problem) throw new ApiError('400', 'webhook must be a publicly reachable HTTPS URL', { status: 400 });
+        if (problem) throw new ApiError('400', webhookProblemMessage('webhook', problem), { status: 400 });
       }
 
       const requestId = newRequestId();

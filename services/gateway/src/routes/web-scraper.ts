@@ -10,7 +10,7 @@ import { requireApiKey } from '../middleware/auth.js';
 import { accountIdOf, setRequestId } from '../middleware/context.js';
 import { jsonObjectBody } from '../middleware/json-body.js';
 import { submitAndWait } from '../submit.js';
-import { checkUrl, URL_PROBLEM_MESSAGES } from '../url-policy.js';
+import { checkUrl, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
 
 const PROCESSING_MESSAGE = 'Request is still processing. Check the status endpoint later (poll at most every 5 minutes) or wait for the webhook.';
@@ -88,7 +88,7 @@ export function webScraperRouter(deps: GatewayDeps): Router {
       }
       if (body.webhook) {
         const problem = await checkUrl(body.webhook, { allowPrivateNetworks: allowPrivate, requireHttps: true });
-        if (problem) throw new ApiError('E009', 'webhook must be a publicly reachable HTTPS URL');
+        if (problem) throw new ApiError('E009', webhookProblemMessage('webhook', problem));
       }
 
       const requestId = newRequestId();
