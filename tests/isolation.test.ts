@@ -7,17 +7,19 @@ import { serviceEnv } from './support/env.js';
 import { errorFormatProblem, type ErrorFamily } from './support/error-formats.js';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process.js';
 import { html, startPageServer } from './support/page-server.js';
+import { verifyWebhookSignature } from '@gleaner/safe-fetch';
 import { startService, type ServiceProcess } from './support/processes.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { createAccountWithKey, dumpValuesUnderPrefix, openTestStores, type CreatedAccount, type TestStores } from './support/test-stores.js';
+import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
 
 /**
  * Isolation and secrecy across real processes: two gateways (one in development mode, one in
  * production mode) on one Redis prefix, scraper and parser workers and the bot connector, all
- * logging at debug level. tests/backbone.test.ts already shows (in-process) that B gets 404 for
+ * logging at debug level, and the webhook dispatcher signing real deliveries. tests/backbone.test.ts already shows (in-process) that B gets 404 for
  * A's ids and that a revoked key answers 401 on /account/usage; this file covers what it does
- * not: no existence oracle, v1 read budgets, cache, LLM-key fallback, usage, webhook secrets,
- * revocation through the CLI on every gateway and family, error_trace by mode, and secrets in
+ * not: no existence oracle, v1 read budgets, cache, LLM-key fallback, usage, webhook secrets and
+ * subscriptions, revocation through the CLI on every gateway and family, error_trace by mode, and secrets in
  * logs, Redis and answers.
  */
 const prefix = testPrefix('isolation');
@@ -32,6 +34,7 @@ const base = serviceEnv(prefix, { GLEANER_SECRET: SECRET, LOG_LEVEL: 'debug', DE
 let site: Awaited<ReturnType<typeof startPageServer>>;
 let anthropic: FakeProvider<AnthropicScript>;
 let botPlatform: FakeBotPlatform;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 let devGateway: GatewayProcess;
 let prodGateway: GatewayProcess;
 const services: ServiceProcess[] = [];
@@ -41,8 +44,10 @@ let alice: CreatedAccount;
 let failedRequestId = '';
 let aliceSecondKey: CreatedAccount;
 let bob: CreatedAccount;
-/** Every answer of this file (status, headers, body), to search for secrets at the end. */
-const answersSeen: string[] = [];
+/** Every answer of this file (status, headers, body) and the key that asked, to search for secrets at the end. */
+const answersSeen: Array<{ route: string; apiKey?: string; text: string }> = [];
+/** Every webhook secret an account had during this file, with its owner's API keys. */
+const webhookSecretsSeen = new Map<string, { secret: string; ownerKeys: string[] }>();
 
 beforeAll(async () => {
   site = await startPageServer({
@@ -59,6 +64,8 @@ beforeAll(async () => {
   services.push(startService('scraper-worker', { ...base, NODE_ENV: 'development', SCRAPER_CONCURRENCY: '2' }));
   services.push(startService('parser-worker', { ...base, PARSER_CONCURRENCY: '1' }));
   services.push(startService('bot-connector', { ...base, BOT_PLATFORM_BASE_URL: botPlatform.baseUrl, BOT_PLATFORM_TIMEOUT_MS: '2000' }));
+  services.push(startService('webhook-dispatcher', { ...base, WEBHOOK_BACKOFF_BASE_MS: '100' }));
+  receiver = await startWebhookReceiver([200]);
   [devGateway, prodGateway] = await Promise.all([startGatewayProcess({ ...base, NODE_ENV: 'development' }), startGatewayProcess({ ...base, NODE_ENV: 'production' })]);
   await Promise.all(services.map((s) => s.waitFor(/ready/)));
   alice = await createAccountWithKey(test.stores, 'alice');
@@ -71,6 +78,7 @@ afterAll(async () => {
   await site?.close();
   await anthropic?.close();
   await botPlatform?.close();
+  await receiver?.close();
   await test?.close();
   await deleteKeysWithPrefix(prefix);
 });
@@ -85,7 +93,7 @@ interface Answer {
 async function call(gw: GatewayProcess, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
   const res = await fetch(`${gw.url}${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
-  answersSeen.push(`${res.status} ${JSON.stringify([...res.headers])}\n${text}`);
+  answersSeen.push({ route: `${method} ${path}`, apiKey: headers['x-api-key'], text: `${res.status} ${JSON.stringify([...res.headers])}\n${text}` });
   let json: Record<string, unknown> = {};
   try {
     json = JSON.parse(text) as Record<string, unknown>;
@@ -191,14 +199,54 @@ describe('requests of one account are invisible to another', () => {
   it('webhook secrets differ per account, and rotating A leaves B alone', async () => {
     const a1 = (await as(alice).get('/account/webhook-secret')).json.secret as string;
     const b1 = (await as(bob).get('/account/webhook-secret')).json.secret as string;
+    webhookSecretsSeen.set('webhook secret (alice, first)', { secret: a1, ownerKeys: [alice.apiKey, aliceSecondKey.apiKey] });
+    webhookSecretsSeen.set('webhook secret (bob)', { secret: b1, ownerKeys: [bob.apiKey] });
     expect(a1).toMatch(/^whsec_/);
     expect(b1).toMatch(/^whsec_/);
     expect(a1).not.toBe(b1);
     const rotated = (await as(alice, prodGateway).post('/account/webhook-secret/rotate', {})).json.secret as string;
+    webhookSecretsSeen.set('webhook secret (alice, rotated)', { secret: rotated, ownerKeys: [alice.apiKey, aliceSecondKey.apiKey] });
     expect(rotated).not.toBe(a1);
     expect((await as(alice).get('/account/webhook-secret')).json.secret).toBe(rotated);
     expect((await as(bob, prodGateway).get('/account/webhook-secret')).json.secret).toBe(b1);
   });
+
+  it("webhook subscriptions: B neither lists nor deletes A's; a scrape-only key gets 403; deliveries are signed with the owner's secret only", async () => {
+    const sub = await as(alice).post('/account/webhooks', { url: receiver.url, families: ['scrape'] });
+    expect(sub.status).toBe(201);
+    const subId = sub.json.id as string;
+    for (const gw of [devGateway, prodGateway]) {
+      expect((await as(bob, gw).get('/account/webhooks')).json).toEqual({ webhooks: [] });
+      const del = await as(bob, gw).del(`/account/webhooks/${subId}`);
+      expect({ status: del.status, body: del.json }).toEqual({ status: 404, body: { error: 'E002: No such webhook subscription' } });
+    }
+    expect(((await as(alice, prodGateway).get('/account/webhooks')).json.webhooks as Array<{ id: string }>).map((w) => w.id)).toEqual([subId]);
+    const scrapeOnly = await createAccountWithKey(test.stores, 'scrape-only', { scopes: ['scrape'] });
+    for (const [method, answer] of [
+      ['GET', await as(scrapeOnly).get('/account/webhooks')],
+      ['POST', await as(scrapeOnly).post('/account/webhooks', { url: receiver.url })],
+      ['DELETE', await as(scrapeOnly, prodGateway).del(`/account/webhooks/${subId}`)],
+    ] as const) {
+      expect({ method, status: answer.status, problem: errorFormatProblem('account', answer.json, answer.status) }).toEqual({ method, status: 403, problem: null });
+    }
+
+    // A's scrape reaches the subscription and its own webhook; B's scrape reaches neither.
+    const mine = await as(alice).post('/web-scrapper/', { url: page(), webhook: `${receiver.url}?own` });
+    const theirs = await as(bob).post('/web-scrapper/', { url: page() });
+    expect([mine.status, theirs.status]).toEqual([200, 200]);
+    const got = await waitFor(() => receiver.deliveries, (d) => d.length >= 2, 30_000);
+    await new Promise((r) => setTimeout(r, 500)); // B's would have arrived by now
+    expect(got.map((d) => d.headers['x-request-id'])).toEqual([mine.json.request_id, mine.json.request_id]);
+    const aliceSecret = (await as(alice).get('/account/webhook-secret')).json.secret as string;
+    const bobSecret = (await as(bob).get('/account/webhook-secret')).json.secret as string;
+    for (const d of got) {
+      expect(verifyWebhookSignature(aliceSecret, d.rawBody, d.headers['x-webhook-signature'] as string)).toBe(true);
+      expect(verifyWebhookSignature(bobSecret, d.rawBody, d.headers['x-webhook-signature'] as string)).toBe(false);
+      // Nothing of the secret itself travels with a delivery.
+      expect(JSON.stringify(d.headers) + d.rawBody).not.toContain(aliceSecret);
+    }
+    expect((await as(alice).del(`/account/webhooks/${subId}`)).status).toBe(204);
+  }, 60_000);
 });
 
 describe('revocation', () => {
@@ -258,10 +306,18 @@ describe('secrets never leak', () => {
     'bot token (rejected)': BOT_TOKEN_REJECTED,
     GLEANER_SECRET: SECRET,
   });
+  /** Answers allowed to hold a webhook secret: its owner asking `/account/webhook-secret` for it. */
+  const webhookSecretAnswer = (answer: { route: string; apiKey?: string }, ownerKeys: string[]) =>
+    /^(GET|POST) \/account\/webhook-secret(\/rotate)?$/.test(answer.route) && ownerKeys.includes(answer.apiKey ?? '');
   const leaksIn = (texts: Array<[string, string]>) =>
     Object.entries(secrets()).flatMap(([name, secret]) => texts.filter(([, text]) => text.includes(secret)).map(([where]) => `${name} in ${where}`));
+  const webhookSecretLeaksIn = (texts: Array<[string, string]>) =>
+    [...webhookSecretsSeen].flatMap(([name, { secret }]) => texts.filter(([, text]) => text.includes(secret)).map(([where]) => `${name} in ${where}`));
 
   beforeAll(async () => {
+    // The secrets as they are now (read from the store, not through an answer).
+    webhookSecretsSeen.set('webhook secret (alice, current)', { secret: (await test.stores.accounts.webhookSecret(alice.accountId))!, ownerKeys: [alice.apiKey, aliceSecondKey.apiKey] });
+    webhookSecretsSeen.set('webhook secret (bob, current)', { secret: (await test.stores.accounts.webhookSecret(bob.accountId))!, ownerKeys: [bob.apiKey] });
     // Bot calls: accepted token, token the platform rejects, invalid body; on both gateways.
     const bot = (gw: GatewayProcess, token: string, body: unknown) => call(gw, 'POST', '/bot-webhook', { authorization: `Bearer ${token}` }, body);
     expect((await bot(devGateway, BOT_TOKEN, { phone_number: '+57 300 123 4567', flow_ns: FLOW, user_fields: { city: 'Cali' } })).status).toBe(200);
@@ -280,22 +336,36 @@ describe('secrets never leak', () => {
       ['scraper-worker', services[0].output()],
       ['parser-worker', services[1].output()],
       ['bot-connector', services[2].output()],
+      ['webhook-dispatcher', services[3].output()],
     ];
     // The processes did log, and per request: an empty capture would prove nothing.
     for (const [, text] of outputs) expect(text).toMatch(/ready|listening on/);
     expect(failedRequestId).not.toBe('');
     expect(services[0].output()).toContain(failedRequestId);
+    // The dispatcher signed and sent deliveries (its debug log says so): the signing path ran.
+    expect(services[3].output()).toMatch(/webhook delivered/);
+    expect(webhookSecretsSeen.size).toBeGreaterThanOrEqual(4);
     expect(leaksIn(outputs)).toEqual([]);
+    expect(webhookSecretLeaksIn(outputs)).toEqual([]);
   });
 
   it('not in any Redis key or value under the test prefix', async () => {
     const dump = await dumpValuesUnderPrefix(test.redis, prefix);
     expect(dump.size).toBeGreaterThan(20);
-    expect(leaksIn([...dump].map(([key, value]): [string, string] => [key, `${key}\n${value}`]))).toEqual([]);
+    const entries = [...dump].map(([key, value]): [string, string] => [key, `${key}\n${value}`]);
+    expect(leaksIn(entries)).toEqual([]);
+    expect(webhookSecretLeaksIn(entries)).toEqual([]);
   });
 
   it('not in any answer of this file, error answers included', () => {
-    expect(answersSeen.filter((a) => /^[45]\d\d /.test(a)).length).toBeGreaterThan(20);
-    expect(leaksIn(answersSeen.map((a, i): [string, string] => [`answer #${i} (${a.slice(0, 60)})`, a]))).toEqual([]);
+    expect(answersSeen.filter((a) => /^[45]\d\d /.test(a.text)).length).toBeGreaterThan(20);
+    const answers = answersSeen.map((a, i): [string, string] => [`answer #${i} to ${a.route} (${a.text.slice(0, 60)})`, a.text]);
+    expect(leaksIn(answers)).toEqual([]);
+    // A webhook secret appears only where its owner asked for it, and was really seen there (the search works).
+    const leaks = [...webhookSecretsSeen].flatMap(([name, { secret, ownerKeys }]) =>
+      answersSeen.filter((a) => a.text.includes(secret) && !webhookSecretAnswer(a, ownerKeys)).map((a) => `${name} in answer to ${a.route}`),
+    );
+    expect(leaks).toEqual([]);
+    expect(answersSeen.some((a) => a.text.includes(webhookSecretsSeen.get('webhook secret (alice, rotated)')!.secret))).toBe(true);
   });
 });
