@@ -310,25 +310,38 @@ describe('a worker SIGKILLed in the middle of 20 requests', () => {
 });
 
 describe('a webhook receiver that refuses connections for a while', () => {
-  it('gets every delivery exactly once after it comes back', async () => {
+  it('gets every delivery (scrape, v1 and parse) exactly once after it comes back', async () => {
     const hookEnv = { ...env, WEBHOOK_BACKOFF_BASE_MS: '300', WEBHOOK_TIMEOUT_MS: '2000' };
-    await Promise.all([launchReady('scraper-worker', { ...hookEnv, SCRAPER_EXTRACT_THREADS: '1' }), launchReady('webhook-dispatcher', hookEnv)]);
+    await Promise.all([
+      launchReady('scraper-worker', { ...hookEnv, SCRAPER_EXTRACT_THREADS: '1' }),
+      launchReady('parser-worker', { ...hookEnv, PARSER_CONCURRENCY: '2' }),
+      launchReady('webhook-dispatcher', hookEnv),
+    ]);
     // The URL is handed out now; nothing listens on it yet, so every attempt is refused.
     const port = await freePort();
     const hookUrl = `http://127.0.0.1:${port}/hook`;
     let receiver: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
     try {
-      const submits = await Promise.all(Array.from({ length: 10 }, (_, n) => call(gateway.url, apiKey, 'POST', '/web-scrapper/', { url: `${pages.url}/quick/${n}`, webhook: hookUrl })));
-      expect(submits.every((s) => s.status === 200 || s.status === 202)).toBe(true);
-      const ids = submits.map((s) => s.body.request_id as string);
+      type Family = 'scrape' | 'scrape-v1' | 'parse';
+      const plan: Array<{ family: Family; n: number }> = [
+        ...Array.from({ length: 10 }, (_, n) => ({ family: 'scrape' as const, n })),
+        ...Array.from({ length: 5 }, (_, i) => ({ family: 'scrape-v1' as const, n: 10 + i })),
+        ...Array.from({ length: 5 }, (_, i) => ({ family: 'parse' as const, n: 20 + i })),
+      ];
+      const submit = ({ family, n }: { family: Family; n: number }) =>
+        family === 'scrape'
+          ? call(gateway.url, apiKey, 'POST', '/web-scrapper/', { url: `${pages.url}/quick/${n}`, webhook: hookUrl })
+          : family === 'scrape-v1'
+            ? call(gateway.url, apiKey, 'POST', '/v1/llm-web-scrapper', { url: `${pages.url}/quick/${n}`, use_llm: false, webhook: hookUrl })
+            : call(gateway.url, apiKey, 'POST', '/documents/parse', { url: `${pages.url}/doc/${n}.txt`, type: 'txt', webhook: hookUrl });
+      const submits = await Promise.all(plan.map(submit));
+      expect(submits.map((s) => s.status === 200 || s.status === 202)).toEqual(plan.map(() => true));
+      const ids = submits.map((s) => String(s.body.request_id ?? s.body.requestId));
       const downSince = Date.now();
+      const recordsNow = () => Promise.all(plan.map((p, i) => stores.stores.records.get(p.family, ids[i])));
 
       // Every request's delivery was tried and refused at least once before the receiver listens.
-      const refused = await waitFor(
-        () => Promise.all(ids.map((id) => stores.stores.records.get('scrape', id))),
-        (records) => records.every((r) => r?.webhook?.status === 'pending' && r.webhook.attempts >= 1),
-        30_000,
-      );
+      const refused = await waitFor(recordsNow, (records) => records.every((r) => r?.webhook?.status === 'pending' && r.webhook.attempts >= 1), 45_000);
       expect(refused.map((r) => r?.webhook?.lastError ?? '')).toEqual(ids.map(() => expect.stringMatching(/ECONNREFUSED/)));
       await sleep(Math.max(0, 7_000 - (Date.now() - downSince)));
       receiver = await startWebhookReceiver([200], port);
@@ -340,19 +353,29 @@ describe('a webhook receiver that refuses connections for a while', () => {
       expect(new Set(got.map((d) => d.headers['x-webhook-delivery'])).size).toBe(ids.length);
       const secret = await stores.stores.accounts.webhookSecret(accountId);
       for (const d of got) {
+        const { family, n } = plan[ids.indexOf(d.headers['x-request-id'] as string)];
         expect(Number(d.headers['x-webhook-attempt'])).toBeGreaterThanOrEqual(2);
         expect(verifyWebhookSignature(secret!, d.rawBody, d.headers['x-webhook-signature'] as string)).toBe(true);
+        expect(d.headers['user-agent']).toBe(family === 'parse' ? 'Document-Parser-Webhook/1.0' : 'Web-Scraper-Webhook/1.0');
         const body = JSON.parse(d.rawBody);
-        expect(body).toMatchObject({ request_id: d.headers['x-request-id'], status: 'completed' });
-        expect(body.content.text).toContain(storyText(ids.indexOf(body.request_id)));
+        if (family === 'scrape') {
+          expect(body).toMatchObject({ request_id: d.headers['x-request-id'], status: 'completed' });
+          expect(body.content.text).toContain(storyText(n));
+        } else if (family === 'scrape-v1') {
+          expect(body).toMatchObject({ request_id: d.headers['x-request-id'], status: 'completed' });
+          expect(body.scraped_content.text).toContain(storyText(n));
+        } else {
+          expect(body).toMatchObject({ requestId: d.headers['x-request-id'], status: 'COMPLETED' });
+          expect(body.data).toContain(docText(n));
+        }
       }
-      const records = await waitFor(() => Promise.all(ids.map((id) => stores.stores.records.get('scrape', id))), (rs) => rs.every((r) => r?.webhook?.status === 'delivered'));
+      const records = await waitFor(recordsNow, (rs) => rs.every((r) => r?.webhook?.status === 'delivered'));
       expect(records.map((r) => r?.webhook?.status)).toEqual(ids.map(() => 'delivered'));
     } finally {
       await receiver?.close();
       await Promise.all(started.filter((p) => p !== gateway.process).map((p) => p.kill('SIGKILL')));
     }
-  }, 150_000);
+  }, 180_000);
 });
 
 describe('Redis killed and restarted under load (AOF on)', () => {
