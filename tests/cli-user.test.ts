@@ -101,6 +101,50 @@ describe('scrape and parse through the gateway', () => {
     expect(wordF1(stdout, reference('txt/rfc2965.txt'))).toBeGreaterThan(0.95);
   }, 60_000);
 
+  describe('llm-keys add (operator command, straight to the store)', () => {
+    const OWNER = 'cli-llm-owner';
+    const SECRET_KEY = 'sk-ant-cli-added-SECRET-4b9d2e71';
+    let owner: TestAccount;
+    const cliEnv = () => serviceEnv(prefix);
+    const listed = async () => ((await (await fetch(`${h.url}/account/llm-keys`, { headers: { 'x-api-key': owner.apiKey } })).json()) as { keys: Array<Record<string, unknown>> }).keys;
+
+    beforeAll(async () => {
+      owner = await h.account(OWNER);
+    });
+
+    it('prints the new id last; the key serves an LLM scrape against the provider; the secret is printed nowhere', async () => {
+      const added = await gleanerCli(['llm-keys', 'add', '--account', OWNER, '--provider', 'anthropic', '--key', SECRET_KEY, '--base-url', llm.baseUrl, '--model', 'claude-cli-model', '--label', 'from the cli'], cliEnv());
+      const id = added.stdout.trim().split('\n').at(-1)!;
+      expect(id).toMatch(/^llmk_/);
+      expect(added.stderr).toBe('');
+      expect(await listed()).toEqual([expect.objectContaining({ id, provider: 'anthropic', model: 'claude-cli-model', label: 'from the cli', masked: `••••${SECRET_KEY.slice(-4)}` })]);
+
+      const before = llm.requests.length;
+      const scraped = await gleanerCli(['scrape', `${site.url}/article`, '--llm', 'Give the topic as {"answer": string}'], { GLEANER_URL: h.url, GLEANER_API_KEY: owner.apiKey });
+      expect(JSON.parse(scraped.stdout)).toEqual({ answer: 'stand-in answer' });
+      const calls = llm.requests.slice(before);
+      expect(calls.map((r) => r.headers.authorization)).toEqual([`Bearer ${SECRET_KEY}`]);
+      expect(calls[0].body?.model).toBe('claude-cli-model');
+      for (const text of [added.stdout, added.stderr, scraped.stdout, scraped.stderr, JSON.stringify(await listed())]) expect(text).not.toContain(SECRET_KEY);
+    }, 60_000);
+
+    it('bad input (unknown provider, ftp base URL, unknown account) exits 1 with one line on stderr and stores nothing', async () => {
+      const cases: Array<[string[], string]> = [
+        [['--account', OWNER, '--provider', 'gemini'], 'error: --provider must be one of anthropic, openai-compatible\n'],
+        [['--account', OWNER, '--provider', 'openai-compatible', '--base-url', 'ftp://llm.example.net/v1'], 'error: base URL must be http(s)\n'],
+        [['--account', 'no-such-account', '--provider', 'anthropic'], "error: no account named 'no-such-account'\n"],
+      ];
+      for (const [args, stderr] of cases) {
+        const outcome = await gleanerCli(['llm-keys', 'add', '--key', SECRET_KEY, ...args], cliEnv()).then(
+          () => 'exited 0',
+          (err: { code?: number; stdout?: string; stderr?: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+        );
+        expect(outcome).toEqual({ code: 1, stdout: '', stderr });
+      }
+      expect(await listed()).toHaveLength(1);
+    }, 60_000);
+  });
+
   it('reports API errors in one line, and needs a key', async () => {
     await expect(gleanerCli(['scrape', 'ftp://example.com/'], env)).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: Gleaner API answered 400: E003: .*\n$/) });
     await expect(gleanerCli(['scrape', `${site.url}/article`], { GLEANER_URL: h.url, GLEANER_API_KEY: '' })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('GLEANER_API_KEY is required') });

@@ -5,7 +5,10 @@ import type { AddressInfo, Socket } from 'node:net';
  * A local stand-in for a UChat-family bot platform API, written from
  * /work/shared/contracts/bot-platform.md (§3.1-3.9, §7). It keeps subscribers, user-field
  * definitions and sub flows in memory, records every request, and can be told to misbehave:
- * a queue of faults per route, switchable response shapes and not-found styles.
+ * a queue of faults per route, switchable response shapes and not-found styles. Like the real
+ * API it checks the token and the JSON headers first (a fault never hides a bad token), and
+ * counts every authenticated request against a per-token window (contract §5: 1000 an hour),
+ * reporting it in `x-ratelimit-*` headers and answering 429 with `retry-after` when it is used up.
  */
 
 export type NotFoundStyle = 'status-400' | 'status-404' | 'empty-200';
@@ -19,8 +22,10 @@ export interface FakeBotPlatformSettings {
   createStatus: 200 | 201;
   /** Contract §1: JSON content negotiation is required on every call, GET included. */
   requireJsonHeaders: boolean;
-  /** Requests per token before 429 (contract §5 cites 1000/hour). */
+  /** Requests per token per window before 429 (contract §5 cites 1000/hour). */
   rateLimit: number;
+  /** Length of the fixed rate-limit window, aligned to the epoch. */
+  rateWindowSeconds: number;
 }
 
 export interface FakeSubscriber {
@@ -46,6 +51,8 @@ export interface FakeSubFlow {
 
 export type FakeFault =
   | { status: number; body?: unknown; headers?: Record<string, string> }
+  /** An HTML error page with this status, as a proxy in front of the API sends (502, 503, 504…). */
+  | { status: number; html: true }
   /** Accepts the request and never answers. */
   | { hang: true }
   /** Drops the connection without an answer (a network error for the client). */
@@ -133,10 +140,12 @@ export async function startFakeBotPlatform(options: FakeBotPlatformOptions): Pro
     createStatus: options.createStatus ?? 200,
     requireJsonHeaders: options.requireJsonHeaders ?? true,
     rateLimit: options.rateLimit ?? 1000,
+    rateWindowSeconds: options.rateWindowSeconds ?? 3600,
   };
   const botId = options.botId ?? 190385;
   const tokens = new Set(options.tokens);
-  const used = new Map<string, number>();
+  /** Requests per token in its current window. */
+  const used = new Map<string, { window: number; count: number }>();
   const requests: RecordedRequest[] = [];
   const subscribers = new Map<string, FakeSubscriber>();
   const userFields = new Map<string, Required<FakeUserField> & { var_ns: string }>();
@@ -288,27 +297,39 @@ export async function startFakeBotPlatform(options: FakeBotPlatformOptions): Pro
     return bearer !== undefined && tokens.has(bearer) ? bearer : undefined;
   };
 
-  const answer = (req: http.IncomingMessage, url: URL, path: string, body: { json: unknown; invalid: boolean }): ApiAnswer | 'html-404' => {
-    const bearer = bearerOf(req);
-    if (bearer === undefined) return fail(401, 'Unauthenticated.');
-    const count = (used.get(bearer) ?? 0) + 1;
-    used.set(bearer, count);
-    if (count > settings.rateLimit) return fail(429, 'Too Many Attempts.');
-    if (settings.requireJsonHeaders) {
-      if (!(req.headers.accept ?? '').includes('application/json')) return fail(406, 'The API only speaks JSON: send Accept: application/json.');
-      if (!(req.headers['content-type'] ?? '').includes('application/json')) return fail(415, 'Send Content-Type: application/json.');
-    }
-    const handler = routes[`${req.method} ${path}`];
-    if (!handler) return 'html-404';
-    if (body.invalid) return fail(400, 'The request body is not valid JSON.');
-    return handler(url, body.json);
+  const windowOf = (now: number) => Math.floor(now / 1000 / settings.rateWindowSeconds);
+  const windowEnd = (window: number) => (window + 1) * settings.rateWindowSeconds;
+  /** Counts one request against the token's window; the answer's rate headers, and whether it is over. */
+  const countRequest = (bearer: string): { over: boolean; headers: Record<string, string> } => {
+    const now = Date.now();
+    const window = windowOf(now);
+    const entry = used.get(bearer);
+    const count = entry && entry.window === window ? entry.count + 1 : 1;
+    used.set(bearer, { window, count });
+    const headers: Record<string, string> = {
+      'x-ratelimit-limit': String(settings.rateLimit),
+      'x-ratelimit-remaining': String(Math.max(0, settings.rateLimit - count)),
+      'x-ratelimit-reset': String(windowEnd(window)),
+    };
+    const over = count > settings.rateLimit;
+    if (over) headers['retry-after'] = String(Math.max(1, Math.ceil(windowEnd(window) - now / 1000)));
+    return { over, headers };
   };
 
-  const rateHeaders = (req: http.IncomingMessage): Record<string, string> => {
+  /** As the real API does, before any fault or route: the token, the JSON headers, then the count. */
+  const gate = (req: http.IncomingMessage): { refused?: ApiAnswer; headers: Record<string, string> } => {
     const bearer = bearerOf(req);
-    const remaining = bearer === undefined ? settings.rateLimit : Math.max(0, settings.rateLimit - (used.get(bearer) ?? 0));
-    return { 'x-ratelimit-limit': String(settings.rateLimit), 'x-ratelimit-remaining': String(remaining) };
+    if (bearer === undefined) return { refused: fail(401, 'Unauthenticated.'), headers: {} };
+    if (settings.requireJsonHeaders) {
+      if (!(req.headers.accept ?? '').includes('application/json')) return { refused: fail(406, 'The API only speaks JSON: send Accept: application/json.'), headers: {} };
+      if (!(req.headers['content-type'] ?? '').includes('application/json')) return { refused: fail(415, 'Send Content-Type: application/json.'), headers: {} };
+    }
+    const { over, headers } = countRequest(bearer);
+    return over ? { refused: fail(429, 'Too Many Attempts.'), headers } : { headers };
   };
+
+  const proxyPage = (status: number) =>
+    `<!DOCTYPE html>\n<html><head><title>${status} ${http.STATUS_CODES[status] ?? 'Error'}</title></head><body><center><h1>${status} ${http.STATUS_CODES[status] ?? 'Error'}</h1></center><hr><center>nginx</center></body></html>\n`;
 
   const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
@@ -328,7 +349,21 @@ export async function startFakeBotPlatform(options: FakeBotPlatformOptions): Pro
       const record: RecordedRequest = { method: req.method ?? '', path, query: queryOf(url), body: body.json, rawBody, headers: req.headers, at: Date.now(), answeredWith: 0 };
       requests.push(record);
 
-      const fault = isApi ? takeFault(`${record.method} ${path}`) : undefined;
+      const html404 = (headers: Record<string, string> = {}) => {
+        // Contract §2: a non-API route answers with an HTML page, not JSON.
+        record.answeredWith = 404;
+        res.writeHead(404, { 'content-type': 'text/html; charset=UTF-8', ...headers }).end('<!doctype html><html><body><h1>404 | Not Found</h1></body></html>');
+      };
+      const json = (status: number, payload: unknown, headers: Record<string, string>) => {
+        record.answeredWith = status;
+        res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(payload));
+      };
+      if (!isApi) return html404();
+
+      const { refused, headers: rateHeaders } = gate(req);
+      if (refused) return json(refused.status, refused.body, rateHeaders);
+
+      const fault = takeFault(`${record.method} ${path}`);
       if (fault && 'hang' in fault) {
         record.answeredWith = 'hang';
         return;
@@ -338,22 +373,17 @@ export async function startFakeBotPlatform(options: FakeBotPlatformOptions): Pro
         req.socket.destroy();
         return;
       }
-      if (fault) {
+      if (fault && 'html' in fault) {
         record.answeredWith = fault.status;
-        res.writeHead(fault.status, { 'content-type': 'application/json', ...rateHeaders(req), ...fault.headers }).end(JSON.stringify(fault.body ?? { message: 'Server Error' }));
+        res.writeHead(fault.status, { 'content-type': 'text/html', ...rateHeaders }).end(proxyPage(fault.status));
         return;
       }
+      if (fault) return json(fault.status, fault.body ?? { message: 'Server Error' }, { ...rateHeaders, ...fault.headers });
 
-      const result = isApi ? answer(req, url, path, body) : 'html-404';
-      if (result === 'html-404') {
-        // Contract §2: a non-API route answers with an HTML page, not JSON.
-        record.answeredWith = 404;
-        res.writeHead(404, { 'content-type': 'text/html; charset=UTF-8', ...rateHeaders(req) }).end('<!doctype html><html><body><h1>404 | Not Found</h1></body></html>');
-        return;
-      }
-      record.answeredWith = result.status;
-      const retryAfter: Record<string, string> = result.status === 429 ? { 'retry-after': '3600' } : {};
-      res.writeHead(result.status, { 'content-type': 'application/json', ...rateHeaders(req), ...retryAfter }).end(JSON.stringify(result.body));
+      const handler = routes[`${req.method} ${path}`];
+      if (!handler) return html404(rateHeaders);
+      const result = body.invalid ? fail(400, 'The request body is not valid JSON.') : handler(url, body.json);
+      json(result.status, result.body, rateHeaders);
     });
   });
   server.on('connection', (s) => {

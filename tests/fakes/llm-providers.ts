@@ -83,6 +83,17 @@ export interface FakeProviderOptions {
    * `retry-after-ms: <this>` so clients retry at once. Default 1; null sends no header.
    */
   retryAfterMs?: number | null;
+  /**
+   * Anthropic only: per-minute limits reported in the `anthropic-ratelimit-*` headers of every
+   * answer (contract §5). Reported, not enforced: scripts play 429s. Defaults are generous.
+   */
+  rateLimits?: Partial<AnthropicRateLimits>;
+}
+
+export interface AnthropicRateLimits {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
 }
 
 export interface FakeProvider<S> {
@@ -334,6 +345,48 @@ function presentedKey(headers: http.IncomingHttpHeaders): string | undefined {
 
 const REJECTED_SAMPLING = ['temperature', 'top_p', 'top_k'];
 
+/** Contract §0: the API versions the two SDK lines send; anything else is refused like the real API does. */
+export const ANTHROPIC_VERSIONS = ['2023-06-01', '2026-10-21'];
+
+/**
+ * Contract §5: `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}`
+ * on answers, reset as an RFC 3339 time. One-minute windows; `tokens` is input plus output.
+ */
+function anthropicRateLimiter(limits: AnthropicRateLimits) {
+  let window = { start: 0, requests: 0, input: 0, output: 0 };
+  const roll = () => {
+    const start = Math.floor(Date.now() / 60_000) * 60_000;
+    if (start !== window.start) window = { start, requests: 0, input: 0, output: 0 };
+  };
+  return {
+    /** Counts a request that passed authentication. */
+    request() {
+      roll();
+      window.requests++;
+    },
+    /** Counts an answer's tokens, then gives the headers describing what is left. */
+    headers(usage?: { input_tokens?: unknown; output_tokens?: unknown }): Record<string, string> {
+      roll();
+      window.input += Number(usage?.input_tokens ?? 0);
+      window.output += Number(usage?.output_tokens ?? 0);
+      const reset = new Date(window.start + 60_000).toISOString();
+      const kinds: Array<[string, number, number]> = [
+        ['requests', limits.requests, window.requests],
+        ['tokens', limits.inputTokens + limits.outputTokens, window.input + window.output],
+        ['input-tokens', limits.inputTokens, window.input],
+        ['output-tokens', limits.outputTokens, window.output],
+      ];
+      const out: Record<string, string> = {};
+      for (const [kind, limit, used] of kinds) {
+        out[`anthropic-ratelimit-${kind}-limit`] = String(limit);
+        out[`anthropic-ratelimit-${kind}-remaining`] = String(Math.max(0, limit - used));
+        out[`anthropic-ratelimit-${kind}-reset`] = reset;
+      }
+      return out;
+    },
+  };
+}
+
 /** Contract §2 and §0: the request checks the real API makes that a client can get wrong. */
 function anthropicRequestProblem(body: JsonObject | undefined, version: string): string | undefined {
   if (!body) return 'request body is not a JSON object';
@@ -406,36 +459,42 @@ function toolUse(name: unknown, input: unknown): JsonObject {
 
 /** Stand-in for `POST {baseUrl}/v1/messages`. */
 export async function startFakeAnthropic(options: FakeProviderOptions = {}): Promise<FakeProvider<AnthropicScript>> {
+  const limiter = anthropicRateLimiter({ requests: 4_000, inputTokens: 2_000_000, outputTokens: 400_000, ...options.rateLimits });
   const { origin, api } = await startServer<AnthropicScript>(options, (ex, core) => {
     const requestId = `req_${randomBytes(12).toString('hex')}`;
-    const headers = { 'request-id': requestId };
-    const fail = (status: number, message: string) => sendJson(ex, status, { ...anthropicError(status, message), request_id: requestId }, headers);
+    let authenticated = false;
+    const headers = (usage?: JsonObject) => ({ 'request-id': requestId, ...(authenticated ? limiter.headers(usage) : {}) });
+    const send = (status: number, body: JsonObject) => sendJson(ex, status, body, headers(status === 200 ? (body.usage as JsonObject) : undefined));
+    const fail = (status: number, message: string) => send(status, { ...anthropicError(status, message), request_id: requestId });
 
     const path = (ex.req.url ?? '').split('?')[0];
     if (ex.req.method !== 'POST' || path !== '/v1/messages') return fail(404, `${ex.req.method} ${path} not found`);
     const key = presentedKey(ex.req.headers);
     if (!key) return fail(401, 'x-api-key header is required');
     if (options.apiKeys && !options.apiKeys.includes(key)) return fail(401, 'invalid x-api-key');
+    authenticated = true;
+    limiter.request();
     const version = ex.req.headers['anthropic-version'];
     if (typeof version !== 'string' || !version) return fail(400, 'anthropic-version: header is required');
+    if (!ANTHROPIC_VERSIONS.includes(version)) return fail(400, `anthropic-version: "${version}" is not a valid version`);
     if (!(ex.req.headers['content-type'] ?? '').includes('application/json')) return fail(400, 'content-type must be application/json');
     const problem = anthropicRequestProblem(ex.record.body, version);
     if (problem) return fail(400, problem);
     const body = ex.record.body as JsonObject;
 
     const script = core.queue.shift() ?? { output: core.responder(body, anthropicContext(body)) };
-    if (playTransport(ex, script, options, (status) => ({ ...anthropicError(status), request_id: requestId }), headers)) return;
+    if (playTransport(ex, script, options, (status) => ({ ...anthropicError(status), request_id: requestId }), headers())) return;
     const tool = forcedTool(body);
     if ('toolInput' in script) {
       const content = [toolUse(tool?.name ?? 'record_result', script.toolInput)];
-      return sendJson(ex, 200, anthropicMessage(body, content, script.stopReason ?? 'tool_use'), headers);
+      return send(200, anthropicMessage(body, content, script.stopReason ?? 'tool_use'));
     }
     if ('text' in script) {
-      return sendJson(ex, 200, anthropicMessage(body, [{ type: 'text', text: script.text, citations: null }], script.stopReason ?? 'end_turn'), headers);
+      return send(200, anthropicMessage(body, [{ type: 'text', text: script.text, citations: null }], script.stopReason ?? 'end_turn'));
     }
     // A forced tool answers as tool_use; otherwise (output_config json_schema, or no tool) as JSON text.
-    if (tool) return sendJson(ex, 200, anthropicMessage(body, [toolUse(tool.name, script.output)], 'tool_use'), headers);
-    return sendJson(ex, 200, anthropicMessage(body, [{ type: 'text', text: JSON.stringify(script.output), citations: null }], 'end_turn'), headers);
+    if (tool) return send(200, anthropicMessage(body, [toolUse(tool.name, script.output)], 'tool_use'));
+    return send(200, anthropicMessage(body, [{ type: 'text', text: JSON.stringify(script.output), citations: null }], 'end_turn'));
   });
   return { ...api, baseUrl: origin };
 }

@@ -1,19 +1,26 @@
 import { BotPlatformError } from './bot-platform-error.js';
 import { subscriberFromBody, subscribersFromList, type BotSubscriber } from './bot-subscriber.js';
 import { DEFAULT_RETRY, withLookupRetry, type RetryPolicy } from './lookup-retry.js';
-import { createPlatformTransport, errorFromAnswer, type PlatformAnswer, type PlatformRequest } from './platform-transport.js';
+import { createPlatformTransport, errorFromAnswer, type PlatformAnswer, type PlatformRequest, type PlatformTransportOptions } from './platform-transport.js';
 
 /** Contract §3.5: the platform takes up to 20 user fields per call. */
 export const MAX_FIELDS_PER_CALL = 20;
 
-export interface BotPlatformClientOptions {
+export interface BotPlatformClientOptions extends PlatformTransportOptions {
   /** The brand's API base, ending in `/api` (e.g. `https://www.uchat.com.au/api`). */
   baseUrl: string;
   /** The bot's access token; sent as a Bearer token and never echoed in errors. */
   token: string;
-  /** Limit on each single HTTP exchange. */
-  timeoutMs: number;
   retry?: Partial<RetryPolicy>;
+}
+
+/**
+ * Platform requests one webhook call makes when nothing goes wrong and the user is new (the most
+ * common worst case): the user-id lookup, two phone searches, the create, one request per batch
+ * of fields, the send. Retries and per-field fallbacks come on top. What a quota reserves per call.
+ */
+export function plannedPlatformRequests(fieldCount: number): number {
+  return 3 + 1 + Math.ceil(fieldCount / MAX_FIELDS_PER_CALL) + 1;
 }
 
 export interface UserFieldValue {
@@ -51,6 +58,7 @@ const isOk = (answer: PlatformAnswer): boolean =>
 export function createBotPlatformClient(options: BotPlatformClientOptions): BotPlatformClient {
   const transport = createPlatformTransport(options);
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  const lookup = <T>(call: () => Promise<T>) => withLookupRetry(call, policy, options.deadlineAt);
   const fail = (answer: PlatformAnswer, action: string) => errorFromAnswer(answer, action, options.token);
 
   /** Writes succeed only on `{"status":"ok"}` (contract §2: anything else, even a 200, is a failure). */
@@ -65,20 +73,20 @@ export function createBotPlatformClient(options: BotPlatformClientOptions): BotP
 
   return {
     findSubscriberByUserId: (userId) =>
-      withLookupRetry(async () => {
+      lookup(async () => {
         const answer = await transport({ method: 'GET', path: '/subscriber/get-info-by-user-id', searchParams: { user_id: userId } });
         if (isNotFound(answer)) return null;
         if (answer.status < 200 || answer.status >= 300 || answer.json === undefined) throw fail(answer, 'looking up the subscriber');
         return subscriberFromBody(answer.json);
-      }, policy),
+      }),
 
     searchSubscribersByPhone: (phone) =>
-      withLookupRetry(async () => {
+      lookup(async () => {
         const answer = await transport({ method: 'GET', path: '/subscribers', searchParams: { phone, limit: '10' } });
         const found = answer.status >= 200 && answer.status < 300 ? subscribersFromList(answer.json) : null;
         if (found === null) throw fail(answer, 'searching subscribers by phone');
         return found;
-      }, policy),
+      }),
 
     async createSubscriber(input) {
       const action = 'creating the subscriber';

@@ -4,7 +4,21 @@ import type { BotSubscriber } from './bot-subscriber.js';
 import type { BotWebhookInput, BotWebhookOutcome, BotWebhookResult } from './bot-webhook-types.js';
 import { findSubscriber, type SubscriberOrigin } from './find-subscriber.js';
 import { normalizePhone } from './phone.js';
+import { timeLeft } from './platform-transport.js';
 import { updateUserFields } from './update-user-fields.js';
+
+/**
+ * A create or a send is started only with at least this much time left before the caller's
+ * deadline. Started later, it would most likely be cut off by that deadline while the platform
+ * may still carry it out: the caller would hear "failed" (or nothing) for something that happened,
+ * and a retrying caller would create a second subscriber or message the person twice.
+ */
+export const MIN_TIME_FOR_A_WRITE_MS = 2_000;
+
+export interface BotWebhookOptions {
+  /** Epoch ms by which the caller must have its answer (pass the same to the client). */
+  deadlineAt?: number;
+}
 
 const reasonOf = (err: unknown): string => (err instanceof BotPlatformError ? err.message : 'unexpected error');
 const isUnauthorized = (err: unknown): boolean => err instanceof BotPlatformError && err.kind === 'unauthorized';
@@ -26,10 +40,14 @@ function fieldsMessage(updated: number, total: number): string {
  * custom fields, send the flow. 200 when all three succeed, 206 when the user exists but a later
  * step failed, 401 whenever the platform refuses the token. The input must already be validated
  * (see parseBotWebhookRequest); an invalid phone number is a programming error and throws.
+ * With a deadline, the outcome is always known before it: lookups stop retrying and a create or
+ * send is not started once too little time is left (MIN_TIME_FOR_A_WRITE_MS), so nothing reaches
+ * the platform after the caller was answered.
  */
-export async function runBotWebhook(input: BotWebhookInput, client: BotPlatformClient): Promise<BotWebhookOutcome> {
+export async function runBotWebhook(input: BotWebhookInput, client: BotPlatformClient, options: BotWebhookOptions = {}): Promise<BotWebhookOutcome> {
   const digits = normalizePhone(input.phone_number);
   if (digits === null) throw new RangeError('runBotWebhook needs a validated phone number');
+  const timeForAWrite = () => timeLeft(options.deadlineAt) >= MIN_TIME_FOR_A_WRITE_MS;
 
   let subscriber: BotSubscriber;
   let origin: SubscriberOrigin | 'created';
@@ -37,6 +55,9 @@ export async function runBotWebhook(input: BotWebhookInput, client: BotPlatformC
     const found = await findSubscriber(client, digits);
     if (found) ({ subscriber, origin } = found);
     else {
+      if (!timeForAWrite()) {
+        return { httpStatus: 500, body: { error: 'Looking up the user on the bot platform took the time allowed for this call; the user was not created (nothing was changed)' } };
+      }
       try {
         subscriber = await client.createSubscriber({ phone: digits });
         origin = 'created';
@@ -62,12 +83,16 @@ export async function runBotWebhook(input: BotWebhookInput, client: BotPlatformC
   const updated = details.filter((d) => d.status === 'updated').length;
 
   let flowSent: BotWebhookResult['flow_sent'];
-  try {
-    await client.sendSubFlow(userNs, input.flow_ns);
-    flowSent = { success: true, message: `Flow ${input.flow_ns} sent` };
-  } catch (err) {
-    if (isUnauthorized(err)) return unauthorized(err);
-    flowSent = { success: false, message: `Flow not sent: ${reasonOf(err)}` };
+  if (!timeForAWrite()) {
+    flowSent = { success: false, message: 'Flow not sent: the earlier steps took the time allowed for this call' };
+  } else {
+    try {
+      await client.sendSubFlow(userNs, input.flow_ns);
+      flowSent = { success: true, message: `Flow ${input.flow_ns} sent` };
+    } catch (err) {
+      if (isUnauthorized(err)) return unauthorized(err);
+      flowSent = { success: false, message: `Flow not sent: ${reasonOf(err)}` };
+    }
   }
 
   const body: BotWebhookResult = {

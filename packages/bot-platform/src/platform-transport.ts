@@ -17,6 +17,28 @@ export interface PlatformRequest {
 
 export type PlatformTransport = (request: PlatformRequest) => Promise<PlatformAnswer>;
 
+/**
+ * Admission of each request before it is sent: how a per-token quota (contract §5: the platform
+ * caps requests per token per hour) is kept across every connector replica. Refused: how long
+ * until a request may be sent again.
+ */
+export interface RequestAdmission {
+  admit(): Promise<{ admitted: true } | { admitted: false; retryAfterMs: number }>;
+}
+
+export interface PlatformTransportOptions {
+  baseUrl: string;
+  token: string;
+  /** Limit on each single HTTP exchange. */
+  timeoutMs: number;
+  /**
+   * Epoch ms by which the caller must have its answer. Each exchange's timeout is cut to the time
+   * left, and nothing is sent once it has passed: the caller would never learn what happened.
+   */
+  deadlineAt?: number;
+  admission?: RequestAdmission;
+}
+
 /** Longest piece of a platform message we repeat; enough for a Laravel validation message. */
 const MAX_MESSAGE = 200;
 
@@ -25,13 +47,25 @@ export function describeTimeout(timeoutMs: number): string {
   return `Bot platform did not answer within ${seconds} s`;
 }
 
+/** Milliseconds left before `deadlineAt`; Infinity without one. */
+export function timeLeft(deadlineAt: number | undefined, now = Date.now()): number {
+  return deadlineAt === undefined ? Infinity : deadlineAt - now;
+}
+
 /**
  * One HTTP exchange with the platform. Every HTTP status is returned rather than thrown; only
- * network failures and timeouts throw. Retries are the caller's decision, so got never retries.
+ * network failures, timeouts, a passed deadline and a refused admission throw. Retries are the
+ * caller's decision, so got never retries.
  */
-export function createPlatformTransport(options: { baseUrl: string; token: string; timeoutMs: number }): PlatformTransport {
+export function createPlatformTransport(options: PlatformTransportOptions): PlatformTransport {
   const base = options.baseUrl.replace(/\/+$/, '');
   return async (request) => {
+    const timeoutMs = Math.min(options.timeoutMs, timeLeft(options.deadlineAt));
+    if (timeoutMs <= 0) throw new BotPlatformError('timeout', 'No time was left before the caller\'s deadline to ask the bot platform');
+    const admission = await options.admission?.admit();
+    if (admission && !admission.admitted) {
+      throw new BotPlatformError('rate_limited', `Request quota for this bot token is used up (next request in ${Math.ceil(admission.retryAfterMs / 1000)} s)`, undefined, admission.retryAfterMs);
+    }
     try {
       const res = await got(`${base}${request.path}`, {
         method: request.method,
@@ -44,7 +78,7 @@ export function createPlatformTransport(options: { baseUrl: string; token: strin
         followRedirect: false,
         throwHttpErrors: false,
         responseType: 'text',
-        timeout: { request: options.timeoutMs },
+        timeout: { request: timeoutMs },
       });
       let json: unknown;
       try {
@@ -54,7 +88,7 @@ export function createPlatformTransport(options: { baseUrl: string; token: strin
       }
       return { status: res.statusCode, headers: res.headers, json };
     } catch (err) {
-      if (err instanceof TimeoutError) throw new BotPlatformError('timeout', describeTimeout(options.timeoutMs));
+      if (err instanceof TimeoutError) throw new BotPlatformError('timeout', describeTimeout(timeoutMs));
       const code = err instanceof RequestError ? err.code : undefined;
       throw new BotPlatformError('network', `Could not reach the bot platform${code ? ` (${code})` : ''}`);
     }
@@ -91,7 +125,10 @@ export function platformMessage(answer: PlatformAnswer, token: string): string |
 export function errorFromAnswer(answer: PlatformAnswer, action: string, token: string): BotPlatformError {
   const { status } = answer;
   const said = platformMessage(answer, token);
-  const suffix = said ? `: ${said}` : answer.json === undefined && status >= 300 ? ': answered with a non-JSON page (check the base URL)' : '';
+  // A non-JSON answer: on 5xx usually a proxy's error page in front of the platform; otherwise the
+  // base URL probably points at the website rather than the API.
+  const page = status >= 500 ? ': answered with a non-JSON error page' : ': answered with a non-JSON page (check the base URL)';
+  const suffix = said ? `: ${said}` : answer.json === undefined && status >= 300 ? page : '';
   if (status === 401) return new BotPlatformError('unauthorized', `Bot platform rejected the access token while ${action} (HTTP 401)`, status);
   if (status === 429) return new BotPlatformError('rate_limited', `Bot platform rate limit reached while ${action} (HTTP 429)${suffix}`, status, retryAfterMs(answer.headers));
   if (status >= 500) return new BotPlatformError('server', `Bot platform failed while ${action} (HTTP ${status})${suffix}`, status);

@@ -58,6 +58,45 @@ describe('createBotPlatformClient', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
+  it('retries a lookup answered by a proxy\'s HTML error page, and says what it was', async () => {
+    fake.failNext(LOOKUP, { status: 502, html: true }, 2);
+    expect(await client.findSubscriberByUserId('5215512345678')).not.toBeNull();
+    fake.failNext('POST /subscriber/send-sub-flow', { status: 503, html: true });
+    await expect(client.sendSubFlow('f1u1', 'f1s1')).rejects.toMatchObject({ kind: 'server', status: 503, message: 'Bot platform failed while sending the sub flow (HTTP 503): answered with a non-JSON error page' });
+  });
+
+  it('cuts each request to the time left before the deadline, and sends nothing once it has passed', async () => {
+    const before = fake.requests.length;
+    const late = createBotPlatformClient({ baseUrl: fake.baseUrl, token: TOKEN, timeoutMs: 10_000, deadlineAt: Date.now() - 1 });
+    await expect(late.sendSubFlow('f1u1', 'f1s1')).rejects.toMatchObject({ kind: 'timeout' });
+    expect(fake.requests.length).toBe(before);
+
+    fake.failNext(LOOKUP, { hang: true });
+    const started = Date.now();
+    const soon = createBotPlatformClient({ baseUrl: fake.baseUrl, token: TOKEN, timeoutMs: 10_000, deadlineAt: Date.now() + 300 });
+    await expect(soon.findSubscriberByUserId('5215512345678')).rejects.toMatchObject({ kind: 'timeout', message: expect.stringMatching(/^Bot platform did not answer within 0\.[23] s$/) });
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('does not start a retry wait that would end after the deadline', async () => {
+    fake.failNext(LOOKUP, { status: 429, headers: { 'retry-after': '2' } }, 2);
+    const started = Date.now();
+    const hurried = createBotPlatformClient({ baseUrl: fake.baseUrl, token: TOKEN, timeoutMs: 1000, deadlineAt: Date.now() + 1_000 });
+    await expect(hurried.findSubscriberByUserId('5215512345678')).rejects.toMatchObject({ kind: 'rate_limited', status: 429 });
+    expect(Date.now() - started).toBeLessThan(500);
+    fake.clearFaults();
+  });
+
+  it('asks the admission before each request and sends nothing it refuses', async () => {
+    let allowed = 1;
+    const admission = { admit: async () => (allowed-- > 0 ? ({ admitted: true } as const) : ({ admitted: false, retryAfterMs: 42_000 } as const)) };
+    const metered = createBotPlatformClient({ baseUrl: fake.baseUrl, token: TOKEN, timeoutMs: 1000, admission, retry: { attempts: 1 } });
+    const before = fake.requests.length;
+    expect(await metered.findSubscriberByUserId('5215512345678')).not.toBeNull();
+    await expect(metered.sendSubFlow('f1u1', 'f1s1')).rejects.toMatchObject({ kind: 'rate_limited', retryAfterMs: 42_000, message: 'Request quota for this bot token is used up (next request in 42 s)' });
+    expect(fake.requests.length).toBe(before + 1);
+  });
+
   it('types its errors and keeps the token out of them, even when inspected', async () => {
     const wrong = createBotPlatformClient({ baseUrl: fake.baseUrl, token: 'wrong-SECRET', timeoutMs: 1000 });
     const unauthorized = await wrong.sendSubFlow('f1u1', 'f1s1').catch((e: unknown) => e);

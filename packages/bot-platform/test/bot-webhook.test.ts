@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { createBotPlatformClient, runBotWebhook, type BotWebhookResult } from '../src/index.js';
+import { createBotPlatformClient, MIN_TIME_FOR_A_WRITE_MS, runBotWebhook, type BotWebhookResult } from '../src/index.js';
 import { startFakeBotPlatform, type FakeBotPlatform } from '../../../tests/fakes/bot-platform.js';
 
 const TOKEN = 'bot-token-SECRET-9f8e7d';
@@ -175,6 +175,32 @@ describe('runBotWebhook against the fake platform', () => {
     expect((out.body as BotWebhookResult).custom_fields_update.message).toBe('Updated 25 custom fields');
     const batches = fake.requestsTo('PUT /subscriber/set-user-fields-by-name').map((r) => (r.body as { data: unknown[] }).data.length);
     expect(batches).toEqual([20, 5]);
+  });
+
+  it('with a deadline: a lookup that cannot be retried in time ends the call, and nothing is created', async () => {
+    fake.failNext(LOOKUP, { status: 429, body: { message: 'Too Many Attempts.' }, headers: { 'retry-after': '5' } }, 3);
+    const deadlineAt = Date.now() + 3_000;
+    const hurried = createBotPlatformClient({ baseUrl: fake.baseUrl, token: TOKEN, timeoutMs: 1000, deadlineAt });
+    const out = await runBotWebhook({ phone_number: '4915100000777', flow_ns: FLOW }, hurried, { deadlineAt });
+    expect(out.httpStatus).toBe(500);
+    expect((out.body as { error: string }).error).toMatch(/^Could not look up the user on the bot platform: Bot platform rate limit reached/);
+    expect(Date.now()).toBeLessThan(deadlineAt);
+    expect(fake.requestsTo(LOOKUP)).toHaveLength(1);
+    expect(fake.requestsTo('POST /subscriber/create')).toHaveLength(0);
+  });
+
+  it('with a deadline: no create and no send is started with less than MIN_TIME_FOR_A_WRITE_MS left', async () => {
+    const deadlineAt = Date.now() + MIN_TIME_FOR_A_WRITE_MS - 200;
+    const hurried = createBotPlatformClient({ baseUrl: fake.baseUrl, token: TOKEN, timeoutMs: 1000, deadlineAt });
+    const newUser = await runBotWebhook({ phone_number: '4915100000888', flow_ns: FLOW }, hurried, { deadlineAt });
+    expect(newUser).toEqual({ httpStatus: 500, body: { error: 'Looking up the user on the bot platform took the time allowed for this call; the user was not created (nothing was changed)' } });
+    const known = await runBotWebhook({ phone_number: '33612345678', flow_ns: FLOW, user_fields: { city: 'Brest' } }, hurried, { deadlineAt });
+    expect(known.httpStatus).toBe(206);
+    const body = known.body as BotWebhookResult;
+    expect(body.custom_fields_update.success).toBe(true);
+    expect(body.flow_sent).toEqual({ success: false, message: 'Flow not sent: the earlier steps took the time allowed for this call' });
+    expect(fake.requestsTo('POST /subscriber/create')).toHaveLength(0);
+    expect(fake.requestsTo(SEND)).toHaveLength(0);
   });
 
   it('never lets the token into a result or an error', async () => {

@@ -166,7 +166,7 @@ function isErrorBody(value: unknown): value is ApiErrorBody {
 /** A submit's immediate result in the status endpoint's shape, so waiting callers see one shape. */
 function asCompletedStatus(result: ScrapeBasicResult | ScrapeLlmResult): ScrapeCompletedStatus {
   const head = { request_id: result.request_id, url: result.url, status: 'completed' as const, timestamp: result.timestamp };
-  if ('content' in result) return { ...head, content: result.content, llm_output: result.llm_output };
+  if ('content' in result) return { ...head, content: result.content, llm_output: result.llm_output, ...(result.llm_input_truncated ? { llm_input_truncated: true as const } : {}) };
   const { text_content: text, markdown_content: markdown, meta, links, images } = result;
   return { ...head, content: { text, ...(markdown !== undefined ? { markdown } : {}), meta, links, images } };
 }

@@ -80,6 +80,8 @@ export interface ScrapeLlmResult extends ScrapeHead {
   status: 'completed';
   content: ScrapeContent;
   llm_output: Record<string, unknown>;
+  /** Present only when the page was trimmed to the model's input budget. */
+  llm_input_truncated?: true;
   cached?: true;
 }
 
@@ -102,6 +104,8 @@ export interface ScrapeCompletedStatus extends ScrapeHead {
   status: 'completed';
   content: ScrapeContent;
   llm_output?: Record<string, unknown>;
+  /** Present only when the page was trimmed to the model's input budget. */
+  llm_input_truncated?: true;
 }
 
 export interface ScrapeFailedStatus extends ScrapeHead {

@@ -1,8 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { LlmError, TIMED_OUT, UNREACHABLE, isRetryableStatus, reasonForStatus } from './llm-error.js';
+import { isBlockedAddressError } from '@gleaner/safe-fetch';
+import { BLOCKED_ADDRESS, deadlineReason, LlmError, TIMED_OUT, UNREACHABLE, isRetryableStatus, reasonForStatus, retryRefusedReason } from './llm-error.js';
 import { parseJsonObject } from './json-object.js';
 import { repairInstruction, TOOL_NAME, type ModelAnswer, type ModelCall } from './model-call.js';
 import { systemPrompt } from './prompt.js';
+import { refusedWaitSeconds, shouldRetryResponse } from './retry-policy.js';
 
 type MessageParam = Anthropic.MessageParam;
 
@@ -34,26 +36,75 @@ function failureFromSdk(err: unknown): LlmError {
   return new LlmError('the language-model request could not be made');
 }
 
+/** Why the call was stopped from outside the SDK's own error handling; read after it throws. */
+interface Stop {
+  reason?: string;
+  status?: number;
+}
+
+/**
+ * The fetch the SDK uses, wrapped with the two limits the SDK lacks. A provider asking (429/5xx
+ * with `retry-after`) for a wait beyond the cap or the time left gets `x-should-retry: false`
+ * added to its answer, so the SDK fails at once instead of sleeping; the guard refusing the
+ * provider's address aborts the call, so the SDK does not retry a refusal as a connection error.
+ */
+function limitedFetch(call: ModelCall, stop: Stop, abort: AbortController): typeof globalThis.fetch {
+  const base = call.fetch ?? globalThis.fetch;
+  return async (input, init) => {
+    let res: Response;
+    try {
+      res = await base(input, init);
+    } catch (err) {
+      if (isBlockedAddressError(err)) {
+        stop.reason = BLOCKED_ADDRESS;
+        abort.abort();
+      }
+      throw err;
+    }
+    if (res.ok || !shouldRetryResponse(res.status, res.headers)) return res;
+    const refused = refusedWaitSeconds(res.headers, { remainingMs: call.deadline.at - Date.now(), maxWaitMs: call.maxRetryWaitMs });
+    if (refused === undefined) return res;
+    stop.reason = retryRefusedReason(res.status, refused);
+    stop.status = res.status;
+    const headers = new Headers(res.headers);
+    headers.set('x-should-retry', 'false');
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  };
+}
+
 /**
  * Anthropic through its SDK (pinned at 1.12: API version 2026-10-21, Bearer auth, and no
  * temperature/top_p/top_k, which that version rejects). A forced tool whose input schema is the
  * caller's schema makes the answer a JSON object. The SDK's retries (408/409/429/5xx/529,
- * connection errors, timeouts, retry-after honoured) are the only retry layer for this provider.
+ * connection errors, timeouts, retry-after honoured) are the only retry layer for this provider;
+ * the whole call, retries and their waits included, ends at the extraction's deadline.
  */
 export async function callAnthropic(call: ModelCall): Promise<ModelAnswer> {
+  const remainingMs = call.deadline.at - Date.now();
+  if (remainingMs <= 0) throw new LlmError(deadlineReason(call.deadline.ms), { retryable: true });
+  const stop: Stop = {};
+  const abort = new AbortController();
+  const deadlineTimer = setTimeout(() => abort.abort(), remainingMs);
   let message: Anthropic.Message;
   try {
-    const client = new Anthropic({ apiKey: call.apiKey, baseURL: call.baseUrl, timeout: call.timeoutMs, maxRetries: call.maxRetries, fetch: call.fetch });
-    message = await client.messages.create({
-      model: call.model,
-      max_tokens: call.maxOutputTokens,
-      system: systemPrompt('tool'),
-      messages: messagesFor(call),
-      tools: [{ name: TOOL_NAME, description: 'Record the data extracted from the page as one JSON object.', input_schema: call.schema as Anthropic.Tool.InputSchema }],
-      tool_choice: { type: 'tool', name: TOOL_NAME },
-    });
+    const client = new Anthropic({ apiKey: call.apiKey, baseURL: call.baseUrl, timeout: call.timeoutMs, maxRetries: call.maxRetries, fetch: limitedFetch(call, stop, abort) });
+    message = await client.messages.create(
+      {
+        model: call.model,
+        max_tokens: call.maxOutputTokens,
+        system: systemPrompt('tool'),
+        messages: messagesFor(call),
+        tools: [{ name: TOOL_NAME, description: 'Record the data extracted from the page as one JSON object.', input_schema: call.schema as Anthropic.Tool.InputSchema }],
+        tool_choice: { type: 'tool', name: TOOL_NAME },
+      },
+      { signal: abort.signal, timeout: Math.min(call.timeoutMs, remainingMs) },
+    );
   } catch (err) {
+    if (stop.reason) throw new LlmError(stop.reason, { retryable: stop.status !== undefined, status: stop.status });
+    if (abort.signal.aborted) throw new LlmError(deadlineReason(call.deadline.ms), { retryable: true });
     throw failureFromSdk(err);
+  } finally {
+    clearTimeout(deadlineTimer);
   }
   // The SDK does no runtime validation and hands back raw text for a non-JSON body.
   if (!message || typeof message !== 'object' || !Array.isArray(message.content)) {

@@ -3,6 +3,7 @@ import { LlmError, type TokenUsage } from './llm-error.js';
 import type { ModelAnswer, ModelCall } from './model-call.js';
 import { callOpenAiCompatible } from './openai-compatible.js';
 import { buildUserMessage, DEFAULT_INPUT_TOKEN_BUDGET, systemPrompt, type PageForModel } from './prompt.js';
+import { MAX_RETRY_WAIT_MS } from './retry-policy.js';
 import { compileOutputSchema, providerSchema, type JsonSchema } from './schema-validator.js';
 
 export type LlmProviderName = 'anthropic' | 'openai-compatible';
@@ -26,6 +27,13 @@ export interface StructuredExtractionInput {
   timeoutMs?: number;
   /** Further attempts after a transient failure (the SDKs' meaning); 0 disables retries. */
   maxRetries?: number;
+  /**
+   * Time for the whole extraction: every attempt, every wait before a retry and the repair round.
+   * A provider asking to be retried later than this allows fails the extraction at once.
+   */
+  deadlineMs?: number;
+  /** Longest provider-requested wait (`retry-after`) before a retry that is honoured. */
+  maxRetryWaitMs?: number;
   /** Replaces global fetch for the provider calls, e.g. with one that refuses private addresses. */
   fetch?: typeof globalThis.fetch;
 }
@@ -46,6 +54,8 @@ export const DEFAULT_MODELS: Record<LlmProviderName, string> = { anthropic: 'cla
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+export const DEFAULT_DEADLINE_MS = 120_000;
+export { MAX_RETRY_WAIT_MS };
 
 const PROVIDERS: Record<LlmProviderName, (call: ModelCall) => Promise<ModelAnswer>> = {
   anthropic: callAnthropic,
@@ -65,7 +75,8 @@ function checkInput(input: StructuredExtractionInput): void {
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new LlmError('the provider base URL is not an http(s) URL');
   }
   if (input.maxRetries !== undefined && !(Number.isInteger(input.maxRetries) && input.maxRetries >= 0)) throw new LlmError('maxRetries must be a non-negative integer');
-  for (const [name, value] of Object.entries({ maxInputTokens: input.maxInputTokens, maxOutputTokens: input.maxOutputTokens, timeoutMs: input.timeoutMs })) {
+  const positive = { maxInputTokens: input.maxInputTokens, maxOutputTokens: input.maxOutputTokens, timeoutMs: input.timeoutMs, deadlineMs: input.deadlineMs, maxRetryWaitMs: input.maxRetryWaitMs };
+  for (const [name, value] of Object.entries(positive)) {
     if (value !== undefined && !(Number.isInteger(value) && value > 0)) throw new LlmError(`${name} must be a positive integer`);
   }
 }
@@ -87,6 +98,8 @@ function withoutKey(err: LlmError, apiKey: string, usage: TokenUsage): LlmError 
  */
 export async function extractStructured(input: StructuredExtractionInput): Promise<StructuredExtraction> {
   checkInput(input);
+  const deadlineMs = input.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const deadline = { at: Date.now() + deadlineMs, ms: deadlineMs };
   const validator = input.schema ? compileOutputSchema(input.schema) : undefined;
   const schema = providerSchema(input.schema);
   const model = input.model || DEFAULT_MODELS[input.provider];
@@ -104,6 +117,8 @@ export async function extractStructured(input: StructuredExtractionInput): Promi
     maxOutputTokens: input.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     timeoutMs: input.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRetries: input.maxRetries ?? DEFAULT_MAX_RETRIES,
+    deadline,
+    maxRetryWaitMs: input.maxRetryWaitMs ?? MAX_RETRY_WAIT_MS,
     fetch: input.fetch,
   };
   const call = PROVIDERS[input.provider];

@@ -5,6 +5,8 @@ export {
   DEFAULT_TIMEOUT_MS,
   DEFAULT_MAX_RETRIES,
   DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_DEADLINE_MS,
+  MAX_RETRY_WAIT_MS,
   type LlmProviderName,
   type StructuredExtractionInput,
   type StructuredExtraction,

@@ -51,3 +51,16 @@ export function isRetryableStatus(status: number): boolean {
 
 export const TIMED_OUT = 'timed out waiting for the provider';
 export const UNREACHABLE = 'could not reach the provider';
+/** The connection-time guard refused every address the provider's host resolved to. */
+export const BLOCKED_ADDRESS = 'provider base URL resolves to a private or reserved address';
+
+/** The extraction as a whole ran out of time (attempts, retry waits and the repair round together). */
+export function deadlineReason(deadlineMs: number): string {
+  return `no answer from the provider within the ${Math.round(deadlineMs / 1000)} s deadline`;
+}
+
+/** The provider asked for a wait longer than we may spend (the retry cap or the time left). */
+export function retryRefusedReason(status: number, retryAfterSeconds: number): string {
+  if (status === 429) return `provider rate limit (retry after ${retryAfterSeconds} s)`;
+  return `${reasonForStatus(status)}, retry after ${retryAfterSeconds} s`;
+}

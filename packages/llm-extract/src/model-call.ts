@@ -28,9 +28,13 @@ export interface ModelCall {
   /** A second round after a schema violation: the previous answer and what was wrong with it. */
   repair?: { previous: ModelAnswer; problems: string[] };
   maxOutputTokens: number;
-  /** Per attempt, like the SDKs' `timeout`. */
+  /** Per attempt, like the SDKs' `timeout`; never longer than the time left before `deadline.at`. */
   timeoutMs: number;
   maxRetries: number;
+  /** The whole extraction's deadline: epoch ms, and its length for the failure reason. */
+  deadline: { at: number; ms: number };
+  /** Longest provider-requested wait before a retry that is honoured (see refusedWaitSeconds). */
+  maxRetryWaitMs: number;
   fetch?: typeof globalThis.fetch;
 }
 

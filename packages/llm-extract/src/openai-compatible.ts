@@ -1,8 +1,9 @@
-import { LlmError, TIMED_OUT, UNREACHABLE, isRetryableStatus, reasonForStatus } from './llm-error.js';
+import { isBlockedAddressError } from '@gleaner/safe-fetch';
+import { BLOCKED_ADDRESS, deadlineReason, LlmError, TIMED_OUT, UNREACHABLE, isRetryableStatus, reasonForStatus, retryRefusedReason } from './llm-error.js';
 import { parseJsonObject } from './json-object.js';
 import { repairInstruction, TOOL_NAME, type ModelAnswer, type ModelCall } from './model-call.js';
 import { systemPrompt } from './prompt.js';
-import { retryDelayMs, shouldRetryResponse } from './retry-policy.js';
+import { refusedWaitSeconds, retryDelayMs, shouldRetryResponse } from './retry-policy.js';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -32,12 +33,16 @@ function requestBody(call: ModelCall): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-type Attempt = { kind: 'answer'; text: string } | { kind: 'http-error'; status: number; headers: Headers } | { kind: 'no-response'; timedOut: boolean };
+type Attempt =
+  | { kind: 'answer'; text: string }
+  | { kind: 'http-error'; status: number; headers: Headers }
+  | { kind: 'no-response'; timedOut: boolean }
+  | { kind: 'blocked' };
 
-/** One HTTP attempt, body read included, within the per-attempt timeout. */
+/** One HTTP attempt, body read included, within the per-attempt timeout and the time left. */
 async function attempt(call: ModelCall, url: string, body: string): Promise<Attempt> {
   const doFetch = call.fetch ?? globalThis.fetch;
-  const signal = AbortSignal.timeout(call.timeoutMs);
+  const signal = AbortSignal.timeout(Math.max(1, Math.min(call.timeoutMs, call.deadline.at - Date.now())));
   try {
     const res = await doFetch(url, {
       method: 'POST',
@@ -52,7 +57,8 @@ async function attempt(call: ModelCall, url: string, body: string): Promise<Atte
       return { kind: 'http-error', status: res.status, headers: res.headers };
     }
     return { kind: 'answer', text: await res.text() };
-  } catch {
+  } catch (err) {
+    if (isBlockedAddressError(err)) return { kind: 'blocked' };
     return { kind: 'no-response', timedOut: signal.aborted };
   }
 }
@@ -90,26 +96,35 @@ function answerFrom(call: ModelCall, text: string): ModelAnswer {
  * OpenAI-compatible chat completions (OpenAI, OpenRouter, Ollama, vLLM…) over plain HTTP with
  * `response_format`. There is no SDK here, so the SDKs' retry policy is applied in this loop, the
  * only retry layer for this provider: up to `maxRetries` more attempts after connection errors,
- * timeouts and 408/409/429/5xx answers, waiting as the provider's retry headers say.
+ * timeouts and 408/409/429/5xx answers, waiting as the provider's retry headers say — unless that
+ * wait is beyond the cap or the time left before the extraction's deadline, which fails at once.
  */
 export async function callOpenAiCompatible(call: ModelCall): Promise<ModelAnswer> {
   const url = `${(call.baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, '')}/chat/completions`;
   const body = requestBody(call);
+  const remaining = () => call.deadline.at - Date.now();
+  const outOfTime = () => new LlmError(deadlineReason(call.deadline.ms), { retryable: true });
   for (let retriesDone = 0; ; retriesDone++) {
+    if (remaining() <= 0) throw outOfTime();
     const result = await attempt(call, url, body);
     if (result.kind === 'answer') return answerFrom(call, result.text);
+    if (result.kind === 'blocked') throw new LlmError(BLOCKED_ADDRESS);
     const canRetry = retriesDone < call.maxRetries;
     if (result.kind === 'no-response') {
-      if (canRetry) {
-        await sleep(retryDelayMs(undefined, retriesDone));
+      if (remaining() <= 0) throw outOfTime();
+      const wait = retryDelayMs(undefined, retriesDone);
+      if (canRetry && wait < remaining()) {
+        await sleep(wait);
         continue;
       }
       throw new LlmError(result.timedOut ? TIMED_OUT : UNREACHABLE, { retryable: true });
     }
-    if (canRetry && shouldRetryResponse(result.status, result.headers)) {
-      await sleep(retryDelayMs(result.headers, retriesDone));
-      continue;
-    }
-    throw new LlmError(reasonForStatus(result.status), { retryable: isRetryableStatus(result.status), status: result.status });
+    const failure = new LlmError(reasonForStatus(result.status), { retryable: isRetryableStatus(result.status), status: result.status });
+    if (!shouldRetryResponse(result.status, result.headers)) throw failure;
+    const refused = refusedWaitSeconds(result.headers, { remainingMs: remaining(), maxWaitMs: call.maxRetryWaitMs });
+    if (refused !== undefined) throw new LlmError(retryRefusedReason(result.status, refused), { retryable: true, status: result.status });
+    const wait = retryDelayMs(result.headers, retriesDone);
+    if (!canRetry || wait >= remaining()) throw failure;
+    await sleep(wait);
   }
 }

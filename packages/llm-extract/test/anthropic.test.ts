@@ -177,6 +177,44 @@ describe('anthropic: provider failures and retries (SDK is the only retry layer)
   });
 });
 
+describe('anthropic: the overall deadline and the cap on retry waits', () => {
+  it('fails at once when a 429 asks for a wait beyond the cap, instead of sleeping for a day', async () => {
+    fake.enqueue({ status: 429, headers: { 'retry-after': '86400' } }, { output: { never: 'reached' } });
+    const started = Date.now();
+    const err = await expectLlmError(run({ maxRetries: 2 }));
+    expect(err.reason).toBe('provider rate limit (retry after 86400 s)');
+    expect(err.status).toBe(429);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.pending()).toBe(1);
+  });
+
+  it('fails at once when the wait asked for is within the cap but beyond the time left', async () => {
+    fake.enqueue({ status: 529, headers: { 'retry-after': '5' } });
+    const started = Date.now();
+    const err = await expectLlmError(run({ deadlineMs: 3_000 }));
+    expect(err.reason).toBe('provider overloaded (HTTP 529), retry after 5 s');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('still waits out a short retry-after inside both limits', async () => {
+    fake.enqueue({ status: 429, headers: { 'retry-after': '1' } });
+    const result = await run({ deadlineMs: 5_000, maxRetryWaitMs: 2_000 });
+    expect(result.output).toEqual({ answer: 'stand-in answer' });
+    expect(fake.requests[1].at - fake.requests[0].at).toBeGreaterThanOrEqual(900);
+  });
+
+  it('ends a hung call at the deadline even when the per-attempt timeout is longer', async () => {
+    fake.enqueue({ hang: true }, { hang: true });
+    const started = Date.now();
+    const err = await expectLlmError(run({ deadlineMs: 600, timeoutMs: 30_000, maxRetries: 2 }));
+    expect(err.reason).toBe('no answer from the provider within the 1 s deadline');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(550);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+});
+
 describe('anthropic: schema validation and the one repair round', () => {
   it('repairs a schema violation with one more call that carries the errors and the previous answer', async () => {
     fake.enqueue({ toolInput: { title: 'Blue Widget', price: '12.50 EUR' } });

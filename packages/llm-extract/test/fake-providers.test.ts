@@ -40,6 +40,37 @@ describe('fake Anthropic', () => {
     expect(current.status).toBe(400);
   });
 
+  it('accepts only the anthropic-version strings of the contract', async () => {
+    for (const version of ['2023-06-01', '2026-10-21']) expect((await post(url(), { 'x-api-key': 'k', 'anthropic-version': version }, MESSAGE)).status).toBe(200);
+    for (const version of ['2024-01-01', '2026-10-22', 'latest']) {
+      const res = await post(url(), { 'x-api-key': 'k', 'anthropic-version': version }, MESSAGE);
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('anthropic-version') } });
+    }
+  });
+
+  it('reports its per-minute limits in the anthropic-ratelimit-* headers of every answer', async () => {
+    const headers = { 'x-api-key': 'k', 'anthropic-version': '2026-10-21' };
+    const first = await post(url(), headers, MESSAGE);
+    const second = await post(url(), headers, MESSAGE);
+    for (const kind of ['requests', 'tokens', 'input-tokens', 'output-tokens']) {
+      expect(Number(second.headers.get(`anthropic-ratelimit-${kind}-limit`))).toBeGreaterThan(0);
+      // RFC 3339, at most a minute away.
+      const reset = Date.parse(second.headers.get(`anthropic-ratelimit-${kind}-reset`) ?? '');
+      expect(reset - Date.now()).toBeGreaterThan(-1_000);
+      expect(reset - Date.now()).toBeLessThanOrEqual(60_000);
+    }
+    const remaining = (res: { headers: Headers }, kind: string) => Number(res.headers.get(`anthropic-ratelimit-${kind}-remaining`));
+    // Both in one window unless a minute boundary fell between them.
+    if (first.headers.get('anthropic-ratelimit-requests-reset') === second.headers.get('anthropic-ratelimit-requests-reset')) {
+      expect(remaining(first, 'requests') - remaining(second, 'requests')).toBe(1);
+      expect(remaining(first, 'input-tokens') - remaining(second, 'input-tokens')).toBe((second.json.usage as JsonObject).input_tokens);
+    }
+    // Errors carry them too once the caller is known; an unauthenticated request learns nothing.
+    expect((await post(url(), { 'x-api-key': 'k' }, MESSAGE)).headers.get('anthropic-ratelimit-requests-limit')).not.toBeNull();
+    expect((await post(url(), { 'anthropic-version': '2026-10-21' }, MESSAGE)).headers.get('anthropic-ratelimit-requests-limit')).toBeNull();
+  });
+
   it('answers output_config json_schema as JSON text and a forced tool as tool_use', async () => {
     const schema = { type: 'object', properties: { n: { type: 'integer', minimum: 3 }, tags: { type: 'array', items: { enum: ['a', 'b'] } } }, required: ['n'] };
     const headers = { authorization: 'Bearer k', 'anthropic-version': '2026-10-21' };

@@ -109,6 +109,37 @@ describe('openai-compatible: failures and the single retry loop', () => {
   });
 });
 
+describe('openai-compatible: the overall deadline and the cap on retry waits', () => {
+  it('fails at once when a 429 asks for a wait beyond the cap, instead of sleeping for a day', async () => {
+    fake.enqueue({ status: 429, headers: { 'retry-after': '86400' } }, { output: { never: 'reached' } });
+    const started = Date.now();
+    const err = await expectLlmError(run({ maxRetries: 2 }));
+    expect(err.reason).toBe('provider rate limit (retry after 86400 s)');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.pending()).toBe(1);
+  });
+
+  it('fails at once when the wait asked for (retry-after-ms or an HTTP date) is beyond the time left', async () => {
+    fake.enqueue({ status: 503, headers: { 'retry-after-ms': '4000' } });
+    const err = await expectLlmError(run({ deadlineMs: 2_000 }));
+    expect(err.reason).toBe('provider error (HTTP 503), retry after 4 s');
+    fake.reset();
+    fake.enqueue({ status: 429, headers: { 'retry-after': new Date(Date.now() + 90_000).toUTCString() } });
+    expect((await expectLlmError(run())).reason).toMatch(/^provider rate limit \(retry after (89|90) s\)$/);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('ends a hung call at the deadline even when the per-attempt timeout is longer', async () => {
+    fake.enqueue({ hang: true }, { hang: true });
+    const started = Date.now();
+    const err = await expectLlmError(run({ deadlineMs: 600, timeoutMs: 30_000, maxRetries: 2 }));
+    expect(err.reason).toBe('no answer from the provider within the 1 s deadline');
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(fake.requests).toHaveLength(1);
+  });
+});
+
 describe('openai-compatible: schema repair, budget and secrecy', () => {
   it('repairs a schema violation once, replaying the previous answer and the errors', async () => {
     fake.enqueue({ content: '{"headline": "Harbour reopens", "year": "2024"}' });

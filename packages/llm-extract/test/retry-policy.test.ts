@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { retryDelayMs, shouldRetryResponse } from '../src/retry-policy.js';
+import { refusedWaitSeconds, retryDelayMs, shouldRetryResponse } from '../src/retry-policy.js';
 
 const headers = (h: Record<string, string>) => new Headers(h);
 
@@ -31,5 +31,16 @@ describe('retry policy (same as the provider SDKs)', () => {
     const late = retryDelayMs(undefined, 10);
     expect(late).toBeGreaterThanOrEqual(6000);
     expect(late).toBeLessThanOrEqual(8000);
+  });
+
+  it('refuses a requested wait beyond the cap or the time left, and only a requested one', () => {
+    const limits = { remainingMs: 30_000, maxWaitMs: 60_000 };
+    expect(refusedWaitSeconds(headers({ 'retry-after': '86400' }), limits)).toBe(86400);
+    expect(refusedWaitSeconds(headers({ 'retry-after': '31' }), limits)).toBe(31);
+    expect(refusedWaitSeconds(headers({ 'retry-after': '29' }), limits)).toBeUndefined();
+    expect(refusedWaitSeconds(headers({ 'retry-after': '90' }), { remainingMs: 600_000, maxWaitMs: 60_000 })).toBe(90);
+    expect(refusedWaitSeconds(headers({ 'retry-after-ms': '1500.5' }), { remainingMs: 1_000, maxWaitMs: 60_000 })).toBe(2);
+    // Without a wait to honour, the ordinary backoff applies (it is short and bounded).
+    for (const h of [undefined, headers({}), headers({ 'retry-after': '0' }), headers({ 'retry-after': 'soon' })]) expect(refusedWaitSeconds(h, limits)).toBeUndefined();
   });
 });

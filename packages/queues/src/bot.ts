@@ -19,6 +19,8 @@ export interface BotJob {
 export interface BotJobResult {
   httpStatus: number;
   body: Record<string, unknown>;
+  /** With a 429: seconds until the call may be made again (the gateway's Retry-After). */
+  retryAfterSeconds?: number;
 }
 
 export const botQueue = defineQueue<BotJob, BotJobResult>({
@@ -33,4 +35,8 @@ export const botQueue = defineQueue<BotJob, BotJobResult>({
   }),
   // One attempt: the connector retries lookups itself and must never repeat a flow send.
   jobOptions: { attempts: 1, removeOnComplete: true, removeOnFail: true },
+  // Finished jobs are removed, but their results (user_ns, field outcomes) also sit in the queue's
+  // event stream, which BullMQ keeps at 10,000 entries by default. About six events per call, so
+  // this keeps the last ~150 calls: enough for a waiting gateway that falls behind in a burst.
+  eventsMaxLen: 1_000,
 });

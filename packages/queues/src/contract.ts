@@ -9,6 +9,8 @@ export interface QueueContract<Payload, Result> {
   readonly name: string;
   readonly schema: Joi.ObjectSchema<Payload>;
   readonly jobOptions: JobsOptions;
+  /** Length the queue's event stream is trimmed to (BullMQ's default is 10,000). */
+  readonly eventsMaxLen?: number;
   /** Phantom field carrying the result type; never set at run time. */
   readonly __result?: Result;
 }

@@ -24,7 +24,12 @@ export class QueueProducer<P extends object, R> {
     private readonly connection: QueueConnection,
   ) {
     this.client = createRedis(connection.redisUrl, 'producer', `producer:${contract.name}`);
-    this.queue = new Queue(contract.name, { connection: this.client, prefix: connection.prefix, defaultJobOptions: contract.jobOptions });
+    this.queue = new Queue(contract.name, {
+      connection: this.client,
+      prefix: connection.prefix,
+      defaultJobOptions: contract.jobOptions,
+      ...(contract.eventsMaxLen ? { streams: { events: { maxLen: contract.eventsMaxLen } } } : {}),
+    });
     this.queue.on('error', () => undefined);
   }
 

@@ -19,10 +19,14 @@ export function v1Status(record: ScrapeV1Record): string {
   return record.status === 'received' ? 'pending' : record.status;
 }
 
-/** 200 answer of a v1 submit: `{request_id, scraped_content}` or `{request_id, llm_json_structure}`. */
+/**
+ * 200 answer of a v1 submit: `{request_id, scraped_content}` or `{request_id, llm_json_structure}`,
+ * plus `llm_input_truncated: true` only when the page was trimmed to the model's input budget.
+ */
 export function v1ResultBody(record: ScrapeV1Record): Record<string, unknown> {
   const r = record.result ?? {};
-  return record.input.useLlm ? { request_id: record.id, llm_json_structure: r.llm_json_structure ?? {} } : { request_id: record.id, scraped_content: r.scraped_content ?? { html: '', text: '' } };
+  if (!record.input.useLlm) return { request_id: record.id, scraped_content: r.scraped_content ?? { html: '', text: '' } };
+  return { request_id: record.id, llm_json_structure: r.llm_json_structure ?? {}, ...(record.usage?.inputTruncated ? { llm_input_truncated: true } : {}) };
 }
 
 /** The HTTP status a failed v1 request answers with (its error code is the status: 403, 404, 422, 500). */

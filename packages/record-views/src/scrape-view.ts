@@ -37,11 +37,20 @@ export function scrapeContent(record: ScrapeRecord): Record<string, unknown> {
   };
 }
 
+/**
+ * LLM mode: `llm_output`, plus `llm_input_truncated: true` when the page had to be trimmed to the
+ * model's input budget (absent otherwise, so untrimmed answers keep the SPEC shape exactly).
+ */
+function llmFields(record: ScrapeRecord): Record<string, unknown> {
+  if (!record.input.useLlm) return {};
+  return { llm_output: record.result?.llm_output ?? {}, ...(record.usage?.inputTruncated ? { llm_input_truncated: true } : {}) };
+}
+
 /** 200 answer of a submit that completed inside the window: flat in basic mode, `content` in LLM mode. */
 export function scrapeImmediateBody(record: ScrapeRecord): Record<string, unknown> {
   const r = record.result!;
   const head = { request_id: record.id, url: record.input.url, status: 'completed', timestamp: timestampOf(record) };
-  if (record.input.useLlm) return { ...head, content: scrapeContent(record), llm_output: r.llm_output ?? {} };
+  if (record.input.useLlm) return { ...head, content: scrapeContent(record), ...llmFields(record) };
   return {
     ...head,
     text_content: r.text,
@@ -60,7 +69,7 @@ export function scrapeErrorString(record: ScrapeRecord): string {
 export function scrapeStatusBody(record: ScrapeRecord, includeTrace: boolean): Record<string, unknown> {
   const head = { request_id: record.id, url: record.input.url, status: record.status, timestamp: timestampOf(record) };
   if (record.status === 'completed') {
-    return { ...head, content: scrapeContent(record), ...(record.input.useLlm ? { llm_output: record.result?.llm_output ?? {} } : {}) };
+    return { ...head, content: scrapeContent(record), ...llmFields(record) };
   }
   if (record.status === 'failed') {
     return { ...head, error: scrapeErrorString(record), ...(includeTrace && record.error?.trace ? { error_trace: record.error.trace } : {}) };
@@ -68,11 +77,11 @@ export function scrapeStatusBody(record: ScrapeRecord, includeTrace: boolean): R
   return head;
 }
 
-/** Completion webhook body: `{request_id, status, url, timestamp, content, llm_output?, error?}`. */
+/** Completion webhook body: `{request_id, status, url, timestamp, content, llm_output?, llm_input_truncated?, error?}`. */
 export function scrapeWebhookBody(record: ScrapeRecord): Record<string, unknown> {
   const head = { request_id: record.id, status: record.status, url: record.input.url, timestamp: timestampOf(record) };
   if (record.status === 'completed') {
-    return { ...head, content: scrapeContent(record), ...(record.input.useLlm ? { llm_output: record.result?.llm_output ?? {} } : {}) };
+    return { ...head, content: scrapeContent(record), ...llmFields(record) };
   }
   return { ...head, content: null, error: scrapeErrorString(record) };
 }

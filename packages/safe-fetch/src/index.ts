@@ -12,3 +12,4 @@ export * from './file-name.js';
 export * from './fetch-binary.js';
 export * from './post-json.js';
 export * from './webhook-signature.js';
+export * from './guarded-fetch.js';

@@ -10,3 +10,4 @@ export * from './rate-limiter.js';
 export * from './api-key-gate.js';
 export * from './stores.js';
 export * from './webhook-subscriptions.js';
+export * from './window-budget.js';

@@ -24,6 +24,14 @@ export interface WebhookDeliveryState {
   deliveredAt?: number;
 }
 
+/** What a language-model run spent, and whether the page was cut to fit the model's input budget. */
+export interface LlmUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Set (true) only when the page content was trimmed; shown to callers as `llm_input_truncated`. */
+  inputTruncated?: true;
+}
+
 /**
  * The durable record of one API request: the only source status endpoints read (BullMQ's job
  * hashes are not a result store). Written by the gateway at submit, then by the worker.
@@ -46,7 +54,8 @@ export interface RequestRecord<Input = Record<string, unknown>, Result = Record<
    * `delivered` entry stops a delivery job that runs again from sending a second time.
    */
   subscriptionDeliveries?: Record<string, WebhookDeliveryState>;
-  usage?: { inputTokens: number; outputTokens: number };
+  /** LLM runs only, failed ones included: tokens spent before the failure still count. */
+  usage?: LlmUsage;
 }
 
 /**
@@ -162,8 +171,8 @@ export class RequestRecordStore {
     return this.update(family, id, (r) => ({ ...r, ...extra, status: 'completed', result: result as Record<string, unknown>, error: undefined, completedAt: unixNow() }));
   }
 
-  fail(family: Family, id: string, error: RecordError) {
-    return this.update(family, id, (r) => ({ ...r, status: 'failed', error, completedAt: unixNow() }));
+  fail(family: Family, id: string, error: RecordError, extra: Pick<Partial<RequestRecord>, 'usage'> = {}) {
+    return this.update(family, id, (r) => ({ ...r, ...extra, status: 'failed', error, completedAt: unixNow() }));
   }
 
   setProgress(family: Family, id: string, pagesDone: number, pagesTotal: number) {

@@ -8,6 +8,12 @@ export interface AccountUsage {
   llm_tokens: { input: number; output: number };
 }
 
+/** ioredis resolves EXEC with one [error, result] pair per command rather than rejecting: surface the first error. */
+function throwFirstError(results: Array<[Error | null, unknown]> | null): void {
+  const failed = results?.find(([err]) => err);
+  if (failed) throw failed[0];
+}
+
 /** Per-account counters: credits (v1 charges one per submit), requests by family, LLM tokens. */
 export class UsageCounters {
   private readonly keys: Keyspace;
@@ -22,11 +28,11 @@ export class UsageCounters {
   async countRequest(accountId: string, family: Family, credits = 0): Promise<void> {
     const tx = this.redis.multi().hincrby(this.keys.usage(accountId), `requests:${family}`, 1);
     if (credits) tx.hincrby(this.keys.usage(accountId), 'credits', credits);
-    await tx.exec();
+    throwFirstError(await tx.exec());
   }
 
   async countTokens(accountId: string, input: number, output: number): Promise<void> {
-    await this.redis.multi().hincrby(this.keys.usage(accountId), 'llm_input_tokens', input).hincrby(this.keys.usage(accountId), 'llm_output_tokens', output).exec();
+    throwFirstError(await this.redis.multi().hincrby(this.keys.usage(accountId), 'llm_input_tokens', input).hincrby(this.keys.usage(accountId), 'llm_output_tokens', output).exec());
   }
 
   async read(accountId: string): Promise<AccountUsage> {

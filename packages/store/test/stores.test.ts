@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { newRequestId } from '@gleaner/platform';
-import { createStores, type Stores } from '../src/index.js';
+import { createStores, WindowBudget, type Stores } from '../src/index.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from '../../../tests/support/redis.js';
 
 const prefix = testPrefix('store');
@@ -187,5 +187,32 @@ describe('result cache and rate limiter', () => {
     const last = await rate('scrape');
     expect(last).toMatchObject({ allowed: true, limit: 10, remaining: 6 });
     expect(typeof last === 'object' && last.resetSeconds).toBeGreaterThan(0);
+  });
+});
+
+describe('window budget', () => {
+  it('takes several units all or nothing, shares them across clients, and takes back what was given back', async () => {
+    // A day-long window: the test never straddles a boundary in practice.
+    const budget = new WindowBudget(redis, prefix, 86_400);
+    const other = new Redis(TEST_REDIS_URL);
+    try {
+      const replica = new WindowBudget(other, prefix, 86_400);
+      const first = await budget.take('bot-requests:t1', 10, 6);
+      expect(first).toMatchObject({ granted: true, remaining: 4 });
+      expect(first.resetMs).toBeGreaterThan(0);
+      expect(first.resetMs).toBeLessThanOrEqual(86_400_000);
+      // Another replica sees the same count; a take that does not fit changes nothing.
+      expect(await replica.take('bot-requests:t1', 10, 6)).toMatchObject({ granted: false, remaining: 4 });
+      expect(await replica.take('bot-requests:t1', 10, 4)).toMatchObject({ granted: true, remaining: 0 });
+      expect(await budget.take('bot-requests:t1', 10, 1)).toMatchObject({ granted: false, remaining: 0 });
+      await budget.giveBack('bot-requests:t1', first.window, 3);
+      expect(await replica.take('bot-requests:t1', 10, 3)).toMatchObject({ granted: true, remaining: 0 });
+      // Subjects are separate, and an old window is never recreated by a give-back.
+      expect(await budget.take('bot-requests:t2', 10, 10)).toMatchObject({ granted: true });
+      await budget.giveBack('bot-requests:t1', first.window - 5, 3);
+      expect(await redis.exists(`${prefix}:rl:bot-requests:t1:${first.window - 5}`)).toBe(0);
+    } finally {
+      other.disconnect();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { RecordError } from '@gleaner/store';
+import type { LlmUsage, RecordError } from '@gleaner/store';
 
 /**
  * A processor's failure in its family's vocabulary. `retryable` decides between BullMQ retrying
@@ -10,6 +10,8 @@ export class JobFailure extends Error {
     message: string,
     readonly retryable: boolean,
     readonly details: string[] = [],
+    /** Language-model tokens spent before the failure, kept on the failed record. */
+    readonly usage?: LlmUsage,
   ) {
     super(message);
     this.name = 'JobFailure';

@@ -61,7 +61,7 @@ export async function runRecordedJob<R extends object>(
       throw err;
     }
     const recordError = failure ? failure.toRecordError(ctx.includeTraces) : { ...ctx.unexpectedError(err as Error), trace: ctx.includeTraces ? (err as Error).stack : undefined };
-    const record = await ctx.records.fail(family, requestId, recordError);
+    const record = await ctx.records.fail(family, requestId, recordError, failure?.usage ? { usage: failure.usage } : {});
     requestFailures.inc({ family, code: recordError.code });
     log.warn('request failed', { code: recordError.code, error: recordError.message });
     if (record) await enqueueWebhook(record, ctx);

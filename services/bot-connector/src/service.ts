@@ -1,9 +1,10 @@
 import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, type Logger } from '@gleaner/platform';
 import { botQueue } from '@gleaner/queues';
-import { RateLimiter, Sealer } from '@gleaner/store';
+import { Sealer, WindowBudget } from '@gleaner/store';
 import { WorkerRegistry } from '@gleaner/worker-runtime';
 import { createBotProcessor } from './bot-processor.js';
 import type { BotConnectorConfig } from './config.js';
+import { PlatformRequestQuota } from './request-quota.js';
 
 export interface RunningService {
   /** Readiness: its workers run and its Redis connection is up (what `/readyz` answers). */
@@ -14,7 +15,8 @@ export interface RunningService {
 export async function startBotConnector(config: BotConnectorConfig, logger: Logger = createLogger('bot-connector', config.LOG_LEVEL)): Promise<RunningService> {
   const redis = createRedis(config.REDIS_URL, 'worker', 'bot-connector');
   const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
-  const process = createBotProcessor({ config, tokenSealer: new Sealer(config.GLEANER_SECRET, 'bot-token'), rateLimiter: new RateLimiter(redis, config.GLEANER_REDIS_PREFIX), logger });
+  const quota = new PlatformRequestQuota(new WindowBudget(redis, config.GLEANER_REDIS_PREFIX, config.BOT_PLATFORM_REQUEST_WINDOW_SECONDS), config.BOT_PLATFORM_REQUESTS_PER_TOKEN);
+  const process = createBotProcessor({ config, tokenSealer: new Sealer(config.GLEANER_SECRET, 'bot-token'), quota, logger });
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   // The processor needs the job's lock token to delay a rate-limited job.
   registry.register(botQueue, (payload, job) => process(payload, job, job.token), { concurrency: config.BOT_CONCURRENCY });

@@ -8,6 +8,10 @@ export interface ScraperWorkerConfig extends CommonConfig {
   /** Time budget of one page extraction inside its thread. */
   SCRAPER_EXTRACT_BUDGET_MS: number;
   ANTHROPIC_BASE_URL?: string;
+  /** Time for one LLM extraction as a whole: attempts, retry waits and the repair round. */
+  LLM_DEADLINE_MS: number;
+  /** Input budget of one LLM extraction in tokens (about 4 characters each); longer pages are trimmed. */
+  LLM_INPUT_TOKEN_BUDGET: number;
   HEALTH_PORT: number;
 }
 
@@ -17,6 +21,8 @@ export const scraperWorkerEnvSchema = Joi.object({
   SCRAPER_EXTRACT_THREADS: Joi.number().integer().min(1).max(64).default(2),
   SCRAPER_EXTRACT_BUDGET_MS: Joi.number().integer().min(100).default(30_000),
   ANTHROPIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  LLM_DEADLINE_MS: Joi.number().integer().min(1_000).default(120_000),
+  LLM_INPUT_TOKEN_BUDGET: Joi.number().integer().min(1_000).default(30_000),
   HEALTH_PORT: Joi.number().port().default(0),
 });
 

@@ -9,6 +9,11 @@ const scrapedContent: Schema = {
   properties: { html: { type: 'string' }, text: { type: 'string' } },
 };
 const llmJson: Schema = { type: 'object', description: 'JSON shaped by the prompt.', additionalProperties: true };
+const llmInputTruncated: Schema = {
+  type: 'boolean',
+  const: true,
+  description: 'Present (true) only when the page was longer than the model input budget and its content was trimmed before the model saw it (LLM mode).',
+};
 
 const schemas: Record<string, Schema> = {
   V1ScrapeRequest: {
@@ -24,7 +29,7 @@ const schemas: Record<string, Schema> = {
     additionalProperties: true,
   },
   V1BasicResult: { type: 'object', required: ['request_id', 'scraped_content'], properties: { request_id: requestId, scraped_content: scrapedContent } },
-  V1LlmResult: { type: 'object', required: ['request_id', 'llm_json_structure'], properties: { request_id: requestId, llm_json_structure: llmJson } },
+  V1LlmResult: { type: 'object', required: ['request_id', 'llm_json_structure'], properties: { request_id: requestId, llm_json_structure: llmJson, llm_input_truncated: llmInputTruncated } },
   V1Accepted: { type: 'object', required: ['request_id', 'status'], properties: { request_id: requestId, status: { type: 'string', const: 'processing' } } },
   V1Status: {
     type: 'object',
@@ -34,6 +39,7 @@ const schemas: Record<string, Schema> = {
       status: { type: 'string', enum: ['pending', 'processing', 'completed', 'failed'] },
       scraped_content: scrapedContent,
       llm_json_structure: llmJson,
+      llm_input_truncated: llmInputTruncated,
       status_code: { type: 'integer', description: 'HTTP status the failure corresponds to (failed only).' },
       details: { type: 'string', description: 'Why it failed (failed only).' },
     },

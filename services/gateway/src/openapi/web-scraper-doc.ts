@@ -53,6 +53,11 @@ const pageParts: Record<string, Schema> = {
 };
 
 const llmOutput: Schema = { type: 'object', description: 'JSON produced by the language model; its structure follows the prompt (and `schema` when given).', additionalProperties: true };
+const llmInputTruncated: Schema = {
+  type: 'boolean',
+  const: true,
+  description: 'Present (true) only when the page was longer than the model input budget and its content was trimmed before the model saw it. Also in the completion webhook.',
+};
 const cached: Schema = { type: 'boolean', const: true, description: 'Present on answers served from the cache (use_cache).' };
 
 const schemas: Record<string, Schema> = {
@@ -98,7 +103,7 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     description: 'Immediate result in LLM mode.',
     required: ['request_id', 'url', 'status', 'timestamp', 'content', 'llm_output'],
-    properties: { request_id: requestId, url: { type: 'string' }, status: { type: 'string', const: 'completed' }, timestamp, content: schemaRef('ScrapeContent'), llm_output: llmOutput, cached },
+    properties: { request_id: requestId, url: { type: 'string' }, status: { type: 'string', const: 'completed' }, timestamp, content: schemaRef('ScrapeContent'), llm_output: llmOutput, llm_input_truncated: llmInputTruncated, cached },
   },
   ScrapeAccepted: {
     type: 'object',
@@ -114,7 +119,7 @@ const schemas: Record<string, Schema> = {
   ScrapeCompletedStatus: {
     type: 'object',
     required: ['request_id', 'url', 'status', 'timestamp', 'content'],
-    properties: { request_id: requestId, url: { type: 'string' }, status: { type: 'string', const: 'completed' }, timestamp, content: schemaRef('ScrapeContent'), llm_output: llmOutput },
+    properties: { request_id: requestId, url: { type: 'string' }, status: { type: 'string', const: 'completed' }, timestamp, content: schemaRef('ScrapeContent'), llm_output: llmOutput, llm_input_truncated: llmInputTruncated },
   },
   ScrapeFailedStatus: {
     type: 'object',

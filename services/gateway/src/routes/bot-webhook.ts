@@ -42,9 +42,17 @@ export function botWebhookRouter(deps: GatewayDeps, tokenSealer: Sealer): Router
       const outcome = await deps.producers.bot.waitForFinish(job, config.BOT_CALL_TIMEOUT_MS);
       if (outcome.outcome !== 'completed') {
         await job.remove().catch(() => undefined);
-        throw new ApiError('500', outcome.outcome === 'timeout' ? `The bot platform did not answer within ${Math.round(config.BOT_CALL_TIMEOUT_MS / 1000)} s` : 'Bot webhook processing failed', { status: 500 });
+        // The connector answers before the deadline whenever it runs the call (a slow platform
+        // included, with its own message), so silence here means the call was not run in time.
+        const message =
+          outcome.outcome === 'timeout'
+            ? `The bot webhook was not processed within ${Math.round(config.BOT_CALL_TIMEOUT_MS / 1000)} s: the bot connector is unavailable or too busy`
+            : 'Bot webhook processing failed';
+        throw new ApiError('500', message, { status: 500 });
       }
-      res.status(outcome.value.httpStatus).json({ ...outcome.value.body, request_id: requestId });
+      const { httpStatus, body, retryAfterSeconds } = outcome.value;
+      if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(retryAfterSeconds));
+      res.status(httpStatus).json({ ...body, request_id: requestId });
     });
   });
 }
