@@ -60,6 +60,18 @@ describe('the built package', () => {
 		expect(manifest.devDependencies['@gleaner/client']).toBe('workspace:*');
 	});
 
+	it('is ready to publish: prepublishOnly lints and builds, the changelog names the version', () => {
+		const manifest = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string; scripts: Record<string, string> };
+		const steps = manifest.scripts.prepublishOnly.split('&&').map((step) => step.trim());
+		// Lint before build: a publish never ships code the n8n lint rejects; build last: dist is not in git.
+		expect(steps).toEqual(['pnpm run lint', 'pnpm run build']);
+		expect(manifest.scripts.lint).toBe('n8n-node lint');
+		// No install-time scripts (n8n lint no-forbidden-lifecycle-scripts).
+		for (const forbidden of ['prepare', 'preinstall', 'install', 'postinstall']) expect(manifest.scripts[forbidden]).toBeUndefined();
+		const changelog = readFileSync(path.join(packageRoot, 'CHANGELOG.md'), 'utf8');
+		expect(changelog).toMatch(new RegExp(`^## \\[?${manifest.version.replace(/\./g, '\\.')}\\]?`, 'm'));
+	});
+
 	it('ships the icons and codex files next to the compiled nodes', () => {
 		for (const file of [
 			'dist/nodes/Gleaner/Gleaner.node.json',
