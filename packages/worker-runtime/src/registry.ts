@@ -14,6 +14,7 @@ export interface RegisterOptions extends Omit<QueueWorkerOptions, 'logger'> {
 export class WorkerRegistry {
   private readonly workers = new Map<string, Worker>();
   private depthSampling: { queues: Queue[]; client: ReturnType<typeof createRedis>; stop: () => void } | null = null;
+  private closing = false;
 
   constructor(
     private readonly connection: QueueConnection,
@@ -47,8 +48,12 @@ export class WorkerRegistry {
     await Promise.all([...this.workers.values()].map((w) => w.waitUntilReady()));
   }
 
+  /**
+   * Every worker consumes its queue. False from the moment close() starts: a BullMQ worker still
+   * reports running while it drains its active jobs, but it takes no new ones.
+   */
   isRunning(): boolean {
-    return [...this.workers.values()].every((w) => w.isRunning());
+    return !this.closing && [...this.workers.values()].every((w) => w.isRunning());
   }
 
   get queueNames(): string[] {
@@ -79,6 +84,7 @@ export class WorkerRegistry {
 
   /** Lets running jobs finish (within the caller's deadline), then disconnects. */
   async close(): Promise<void> {
+    this.closing = true;
     const sampling = this.depthSampling;
     this.depthSampling = null;
     sampling?.stop();
