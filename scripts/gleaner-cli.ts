@@ -6,7 +6,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { DOCUMENT_TYPES, GleanerApiError, GleanerClient, GleanerJobFailedError, GleanerTimeoutError, type DocumentType } from '@gleaner/client';
+import { DOCUMENT_TYPES, GleanerApiError, GleanerClient, GleanerJobFailedError, GleanerProtocolError, GleanerTimeoutError, type DocumentType } from '@gleaner/client';
 import { commonEnvSchema, createRedis, loadConfig, waitForRedis, type CommonConfig } from '@gleaner/platform';
 import { AccountError, createStores, LLM_PROVIDERS, LlmKeyError, SCOPES, type LlmProvider, type Scope } from '@gleaner/store';
 import Joi from 'joi';
@@ -246,6 +246,7 @@ main(process.argv.slice(2)).then(
       err instanceof GleanerApiError ||
       err instanceof GleanerJobFailedError ||
       err instanceof GleanerTimeoutError ||
+      err instanceof GleanerProtocolError ||
       (err as Error).name === 'ConfigError';
     progress.done();
     console.error(`error: ${known ? (err as Error).message.split('\n')[0] : `unexpected failure: ${(err as Error).message}`}`);

@@ -9,7 +9,7 @@ import { gleanerCli } from './support/cli.js';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
 import { html, startPageServer } from './support/page-server.js';
-import { REPO_ROOT } from './support/processes.js';
+import { REPO_ROOT, startProcess } from './support/processes.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { wordF1 } from './support/word-f1.js';
 
@@ -149,4 +149,50 @@ describe('scrape and parse through the gateway', () => {
     await expect(gleanerCli(['scrape', 'ftp://example.com/'], env)).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: Gleaner API answered 400: E003: .*\n$/) });
     await expect(gleanerCli(['scrape', `${site.url}/article`], { GLEANER_URL: h.url, GLEANER_API_KEY: '' })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('GLEANER_API_KEY is required') });
   });
+});
+
+describe('progress of a long document parsed through the server', () => {
+  const prefix = testPrefix('cli-progress');
+  let h: GatewayHarness;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    // No parser worker on this prefix: the test plays it by writing the request record, which is
+    // all the status endpoint reads, so the document is "long" for exactly as long as needed.
+    h = await GatewayHarness.start(prefix, { SYNC_WINDOW_MS: '0' });
+    account = await h.account('cli-progress');
+  });
+
+  afterAll(async () => {
+    await h?.stop();
+    await deleteKeysWithPrefix(prefix);
+  });
+
+  it('shows pages done/total on stderr while the server works, then prints only the text on stdout', async () => {
+    const cli = startProcess('pnpm', ['--silent', 'gleaner', 'parse', 'http://127.0.0.1:9/annual-report.pdf'], { GLEANER_URL: h.url, GLEANER_API_KEY: account.apiKey });
+    const exited = new Promise<number | null>((resolve) => cli.child.once('exit', (code) => resolve(code)));
+    const streams = { stdout: '', stderr: '' };
+    cli.child.stdout!.on('data', (chunk: Buffer) => (streams.stdout += chunk.toString()));
+    cli.child.stderr!.on('data', (chunk: Buffer) => (streams.stderr += chunk.toString()));
+    try {
+      // The submit answered 202 (window 0): its job waits in the parse queue under the request's id.
+      let requestId: string | undefined;
+      for (let i = 0; i < 300 && !requestId; i++) {
+        requestId = (await h.gateway.deps.producers.parse.queue.getWaiting())[0]?.id;
+        if (!requestId) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(requestId).toBeDefined();
+      await h.stores.records.markProcessing('parse', requestId!);
+      await h.stores.records.setProgress('parse', requestId!, 3, 12);
+      // The CLI polls the status endpoint every 5 s (the first poll after 5 s).
+      await cli.waitFor(/pages 3\/12\n/, 20_000);
+      await h.stores.records.complete('parse', requestId!, { data: `First page.\n\n${PAGE_BREAK}\n\nSecond page.`, type: 'pdf', pages: 2 });
+      expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 20_000))])).toBe(0);
+      // Piped (not a terminal): one progress line per update, on stderr; stdout is the document alone.
+      expect(streams.stderr).toBe('pages 3/12\n');
+      expect(streams.stdout).toBe(`First page.\n\n${PAGE_BREAK}\n\nSecond page.\n`);
+    } finally {
+      await cli.kill();
+    }
+  }, 60_000);
 });

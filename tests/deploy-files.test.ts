@@ -157,6 +157,30 @@ const TOP_LEVEL_KEYS = new Set(['version', 'name', 'include', 'services', 'netwo
 const DURATION = /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/;
 const DEPENDS_CONDITIONS = new Set(['service_started', 'service_healthy', 'service_completed_successfully']);
 const RESTART_POLICIES = /^(no|always|unless-stopped|on-failure(:\d+)?)$/;
+const PULL_POLICIES = /^(always|never|missing|if_not_present|build|daily|weekly|every_\S+)$/;
+
+/** Names of a service's depends_on targets, in either syntax. */
+const dependencies = (s: Dict): string[] => (Array.isArray(s.depends_on) ? (s.depends_on as string[]) : Object.keys((s.depends_on as Dict | undefined) ?? {}));
+
+/**
+ * The service that builds `name`'s image: itself when it has build:, else the nearest one among its
+ * (transitive) dependencies building the same image name — compose builds a project's images before
+ * it creates any container, and `up <service>` brings its dependencies into the project.
+ */
+function imageSource(name: string, project: { services: Record<string, Dict> }, seen = new Set<string>()): string | null {
+  const s = project.services[name];
+  if (!s || seen.has(name)) return null;
+  seen.add(name);
+  if (s.build !== undefined) return name;
+  for (const dependency of dependencies(s)) {
+    const d = project.services[dependency];
+    if (d && d.image === s.image) {
+      const source = imageSource(dependency, project, seen);
+      if (source) return source;
+    }
+  }
+  return null;
+}
 
 /** Short port syntax `[[ip:]host:]container[/protocol]`, ports or ranges within 1-65535. */
 function portProblem(port: unknown): string | null {
@@ -210,6 +234,10 @@ function serviceProblems(name: string, s: Dict, project: { services: Record<stri
     if (!(typeof test === 'string' || (Array.isArray(test) && ['CMD', 'CMD-SHELL', 'NONE'].includes(test[0] as string)))) add('healthcheck.test must be a string or start with CMD, CMD-SHELL or NONE');
     for (const d of ['interval', 'timeout', 'start_period', 'start_interval']) if (h[d] !== undefined && !DURATION.test(String(h[d]))) add(`bad healthcheck.${d}`);
     if (h.retries !== undefined && !Number.isInteger(h.retries)) add('healthcheck.retries must be an integer');
+  }
+  if (s.pull_policy !== undefined && !PULL_POLICIES.test(String(s.pull_policy))) add(`bad pull_policy ${String(s.pull_policy)}`);
+  if (s.pull_policy === 'never' && s.build === undefined && imageSource(name, project) === null) {
+    add(`pull_policy never, but nothing it depends on builds ${String(s.image)}: \`docker compose up ${name}\` fails on a fresh machine`);
   }
   const depends = s.depends_on;
   if (depends !== undefined) {
@@ -401,7 +429,6 @@ describe('docker-compose.yml', () => {
     const images = new Set<string>();
     for (const name of SERVICES) {
       const s = service(name);
-      expect(s.build).toEqual({ context: '.', dockerfile: 'infra/Dockerfile' });
       images.add(String(s.image));
       // `pnpm --filter @gleaner/<name> start` runs `node --import tsx src/main.ts` in services/<name>.
       const start = (JSON.parse(read(`services/${name}/package.json`)) as { scripts: { start: string } }).scripts.start.split(/\s+/);
@@ -410,6 +437,38 @@ describe('docker-compose.yml', () => {
       expect(existsSync(path.join(REPO_ROOT, expected.at(-1)!))).toBe(true);
     }
     expect(images.size).toBe(1);
+  });
+
+  it('builds that image once: one service has build:, the others use it by name and never pull it', () => {
+    // Compose builds every service that has a build section, even when they name the same image.
+    const [image] = SERVICES.map((name) => String(service(name).image));
+    const builders = Object.entries(compose.services).filter(([, s]) => s.build !== undefined);
+    expect(builders.map(([name]) => name)).toEqual(['gateway']);
+    expect(builders[0][1].build).toEqual({ context: '.', dockerfile: 'infra/Dockerfile' });
+    for (const name of SERVICES.filter((n) => n !== 'gateway')) {
+      const s = service(name);
+      expect({ name, build: s.build, image: s.image, pull_policy: s.pull_policy }).toEqual({ name, build: undefined, image, pull_policy: 'never' });
+      // `docker compose up <worker>` alone includes its dependencies, so the image gets built first.
+      expect(imageSource(name, compose)).toBe('gateway');
+    }
+    expect(imageSource('gateway', compose)).toBe('gateway');
+  });
+
+  it('the build-once check itself rejects a service that never pulls an image nothing it depends on builds', () => {
+    const project = {
+      services: {
+        builder: { image: 'app:1', build: { context: '.' } },
+        worker: { image: 'app:1', pull_policy: 'never', depends_on: { builder: { condition: 'service_started' } } },
+        orphan: { image: 'app:1', pull_policy: 'never' },
+        chained: { image: 'app:1', pull_policy: 'never', depends_on: ['worker'] },
+      } as Record<string, Dict>,
+    };
+    expect(imageSource('worker', project)).toBe('builder');
+    expect(imageSource('chained', project)).toBe('builder');
+    expect(imageSource('orphan', project)).toBeNull();
+    expect(serviceProblems('orphan', project.services.orphan, project).join('\n')).toMatch(/pull_policy never.*nothing it depends on builds app:1/);
+    expect(serviceProblems('worker', { ...project.services.worker, pull_policy: 'sometimes' }, project).join('\n')).toMatch(/bad pull_policy/);
+    expect(serviceProblems('worker', project.services.worker, project)).toEqual([]);
   });
 
   it('every Gleaner service reaches the compose Redis and starts once it is healthy', () => {
@@ -492,10 +551,10 @@ describe('infra/Dockerfile', () => {
     expect(runLines(finalStage).join('\n')).not.toMatch(/pnpm|npm install|npm i /);
   });
 
-  it('uses a slim Node 20 base pinned by its full version tag, never latest', () => {
+  it('uses a slim Node 24 (the active LTS; Node 20 is end of life) Debian bookworm base pinned by its full version tag, never latest', () => {
     for (const s of stages) {
       expect(imageTagProblem(s.image)).toBeNull();
-      expect(s.image).toMatch(/^node:20\.\d+\.\d+-[a-z]+-slim$/);
+      expect(s.image).toMatch(/^node:24\.\d+\.\d+-bookworm-slim$/);
     }
     expect(DOCKERFILE_TEXT).not.toMatch(/:latest\b|@latest\b/);
   });

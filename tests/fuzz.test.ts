@@ -288,7 +288,9 @@ function headerAbuseCases(): FuzzCase[] {
     ['key in Authorization: Bearer', [['Authorization', `Bearer ${apiKey}`]], [401]],
     ['key with surrounding whitespace', [['x-api-key', `  ${apiKey}\t`]]],
     ['key in lower/upper mixed header name', [['X-API-KEY', apiKey.toUpperCase()]], [401]],
-    ['1400 extra headers', [['x-api-key', 'glk_nope'], ...Array.from({ length: 1400 }, (_, i): [string, string] => [`h${i}`, '1'])], [401]],
+    // Node 20 keeps the first 1000 header lines and drops the rest (the key check answers 401);
+    // Node 24 refuses more than 1000 as a header overflow, answered 400 "Request headers are too large".
+    ['1400 extra headers', [['x-api-key', 'glk_nope'], ...Array.from({ length: 1400 }, (_, i): [string, string] => [`h${i}`, '1'])], [401, 400]],
     ['header without a value', [['x-api-key', 'glk_nope'], ['X-Empty', '']], [401]],
   ];
   for (const [method, path, body] of targets) {

@@ -10,6 +10,7 @@ import { REPO_ROOT, startService, type ServiceProcess } from './support/processe
 import { parsePrometheusText, samplesOf, sumOf, type PromSample } from './support/prometheus.js';
 import { DisposableRedis, freePort } from './support/redis-server.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
+import { GatewayHarness } from './support/gateway.js';
 import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
 
 /**
@@ -19,7 +20,8 @@ import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
  * surface (dashboards, alerts): these assertions pin them.
  */
 const prefix = testPrefix('metrics');
-const env = serviceEnv(prefix, { WEBHOOK_BACKOFF_BASE_MS: '200', SYNC_WINDOW_MS: '15000', PARSER_CONCURRENCY: '1', SCRAPER_EXTRACT_THREADS: '1' });
+// LOG_LEVEL info: the log tests read the services' real output.
+const env = serviceEnv(prefix, { WEBHOOK_BACKOFF_BASE_MS: '200', SYNC_WINDOW_MS: '15000', PARSER_CONCURRENCY: '1', SCRAPER_EXTRACT_THREADS: '1', LOG_LEVEL: 'info' });
 const DOCS = path.resolve(REPO_ROOT, '../shared/corpus/docs');
 const BOT_TOKEN = 'platform-token-metrics-0123456789';
 const BOT_FLOW = 'f190385s3400927';
@@ -37,12 +39,19 @@ const workers = {} as Record<WorkerName, { process: ServiceProcess; url: string 
 let outageWorker: { process: ServiceProcess; url: string };
 let apiKey: string;
 let scrapeRequestId: string;
+/** `/held.txt` answers only once the test releases it: a job that is running when its worker is told to stop. */
+let releaseHeldPage: () => void = () => undefined;
+const heldPageReleased = new Promise<void>((resolve) => (releaseHeldPage = resolve));
 
 beforeAll(async () => {
   pages = await startPageServer({
     '/article': html('<article><h1>Lighthouse keepers</h1><p>The last lighthouse keeper of the island retired in spring, and the lamp now runs on its own.</p><p>Visitors still climb the stairs on Sundays.</p></article>', '<title>Lighthouse keepers</title>'),
     '/note.txt': (_req, res) => res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('Minutes of the harbour committee.\nThe new pier opens in May.\n'),
     '/scan.jpg': (_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(fs.readFileSync(path.join(DOCS, 'image/simple-90.jpg'))),
+    '/held.txt': async (_req, res) => {
+      await heldPageReleased;
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('This document arrived only after its worker had been told to stop.\n');
+    },
   });
   receiver = await startWebhookReceiver([200]);
   bot = await startFakeBotPlatform({ tokens: [BOT_TOKEN], userFields: [{ name: 'city' }], subFlows: [{ name: 'Welcome', sub_flow_ns: BOT_FLOW }], subscribers: [{ phone: '+573001234567', user_id: '573001234567', name: 'Ana' }] });
@@ -88,6 +97,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  releaseHeldPage();
   await Promise.all([gateway?.kill(), ...Object.values(workers).map((w) => w.process.kill()), outageWorker?.process.kill()]);
   await Promise.all([pages?.close(), receiver?.close(), bot?.close(), outageRedis?.dispose()]);
   await deleteKeysWithPrefix(prefix);
@@ -105,6 +115,14 @@ async function submit(submitPath: string, body: Record<string, unknown>, statusP
     res = (await (await fetch(`${gatewayUrl}${statusPath(id)}`, { headers })).json()) as Record<string, unknown>;
   }
   return { ...res, request_id: id };
+}
+
+/** The JSON lines a process printed (lifecycle lines and log lines share the shape). */
+function jsonLines(output: string): Array<Record<string, unknown>> {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 async function scrapeMetrics(baseUrl: string): Promise<{ text: string; samples: PromSample[] }> {
@@ -250,4 +268,84 @@ describe('health endpoints', () => {
     await outageRedis.resume();
     expect(await waitFor(() => status('/readyz'), (s) => s === 200, 30_000)).toBe(200);
   }, 60_000);
+});
+
+describe('JSON logs with request and job ids', () => {
+  it('the gateway writes one access line per request: request id, method, route pattern, status, duration; never the key', async () => {
+    const unknownPath = `/no-such-endpoint-logged-${Date.now()}`;
+    expect((await fetch(`${gatewayUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${gatewayUrl}${unknownPath}`, { headers: { 'x-api-key': apiKey } })).status).toBe(404);
+    const status = await fetch(`${gatewayUrl}/web-scrapper/${scrapeRequestId}`, { headers: { 'x-api-key': apiKey } });
+    expect(status.status).toBe(200);
+    await gateway.waitFor(new RegExp(`"route":"/web-scrapper/:requestId"[^\\n]*"status":200`), 10_000);
+    const lines = jsonLines(gateway.output()).filter((l) => l.message === 'http request');
+
+    // The submit of the scrape: its line carries the request's id (X-Request-ID, the record's id).
+    const submitLine = lines.find((l) => l.requestId === scrapeRequestId && l.method === 'POST');
+    expect(submitLine).toMatchObject({ level: 'info', service: 'gateway', route: '/web-scrapper', status: 200, timestamp: expect.any(String) });
+    expect(submitLine!.durationMs).toEqual(expect.any(Number));
+    expect(submitLine!.durationMs as number).toBeGreaterThan(0);
+    const read = lines.find((l) => l.requestId === scrapeRequestId && l.method === 'GET');
+    expect(read).toMatchObject({ route: '/web-scrapper/:requestId', status: 200 });
+    // Every answer's X-Request-ID is in its line, the 404 of an unknown path included; never the raw path.
+    expect(lines.find((l) => l.status === 404 && l.route === 'unmatched')?.requestId).toEqual(expect.stringMatching(/^[0-9a-f-]{36}$/));
+    expect(gateway.output()).not.toContain(unknownPath);
+    // Probes (healthchecks every few seconds, Prometheus) stay out of info-level logs.
+    expect(lines.filter((l) => ['/healthz', '/readyz', '/metrics'].includes(l.route as string))).toEqual([]);
+    // Keys and tokens travel in headers, which are never logged.
+    expect(gateway.output()).not.toContain(apiKey);
+    expect(gateway.output()).not.toContain(BOT_TOKEN);
+  });
+
+  it("a worker's lines about a job carry the request id and the BullMQ job id", () => {
+    const lines = jsonLines(workers['scraper-worker'].process.output());
+    const done = lines.find((l) => l.message === 'request completed' && l.requestId === scrapeRequestId);
+    // The job id is the request id (queues/contract): one grep finds a request across services.
+    expect(done).toMatchObject({ level: 'info', service: 'scraper-worker', requestId: scrapeRequestId, jobId: scrapeRequestId, family: 'scrape', attempt: 1 });
+    const parsed = jsonLines(workers['parser-worker'].process.output()).filter((l) => l.message === 'request completed');
+    expect(parsed.length).toBeGreaterThanOrEqual(2);
+    for (const line of parsed) expect(line).toMatchObject({ service: 'parser-worker', requestId: expect.any(String), jobId: line.requestId });
+    expect(workers['scraper-worker'].process.output()).not.toContain(apiKey);
+  });
+});
+
+describe('graceful stop of a worker', () => {
+  it("/readyz turns 503 as soon as its BullMQ workers close (SIGTERM), /healthz and /metrics keep answering while the running job finishes, then it exits", async () => {
+    // The parser worker consumes one queue: a service with several could read as not running only
+    // because an idle queue's worker stops at once. Its own prefix: no other parser-worker of this
+    // file may take the job.
+    const drainPrefix = testPrefix('metrics-drain');
+    const drainEnv = serviceEnv(drainPrefix, { SHUTDOWN_DEADLINE_MS: '60000' });
+    const harness = await GatewayHarness.start(drainPrefix, { SYNC_WINDOW_MS: '0' });
+    const port = await freePort();
+    const worker = startService('parser-worker', { ...drainEnv, PARSER_CONCURRENCY: '1', HEALTH_PORT: String(port) });
+    const exited = new Promise<number | null>((resolve) => worker.child.once('exit', (code) => resolve(code)));
+    const status = async (p: string) => (await fetch(`http://127.0.0.1:${port}${p}`, { signal: AbortSignal.timeout(10_000) })).status;
+    try {
+      await worker.waitFor(/ready/, 90_000);
+      const account = await harness.account('drain-account');
+      const submitted = await fetch(`${harness.url}/documents/parse`, { method: 'POST', headers: { 'x-api-key': account.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ url: `${pages.url}/held.txt`, type: 'txt' }) });
+      expect(submitted.status).toBe(202);
+      const { requestId: id } = (await submitted.json()) as { requestId: string };
+      // The worker is inside the job, waiting for the document.
+      expect(await waitFor(() => pages.hits['/held.txt'] ?? 0, (n) => n >= 1, 30_000)).toBe(1);
+      expect(await status('/readyz')).toBe(200);
+
+      process.kill(worker.child.pid!, 'SIGTERM');
+      expect(await waitFor(() => status('/readyz'), (s) => s === 503, 15_000)).toBe(503);
+      expect(await status('/healthz')).toBe(200);
+      expect(await status('/metrics')).toBe(200);
+      expect(worker.child.exitCode).toBeNull();
+
+      // The job it was running is not cut short: released, it completes, is recorded, and the process exits 0.
+      releaseHeldPage();
+      expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 45_000))])).toBe(0);
+      expect(await harness.stores.records.get('parse', id)).toMatchObject({ status: 'completed', result: { data: expect.stringContaining('arrived only after its worker') } });
+    } finally {
+      releaseHeldPage();
+      await worker.kill();
+      await harness.stop();
+      await deleteKeysWithPrefix(drainPrefix);
+    }
+  }, 180_000);
 });

@@ -42,6 +42,36 @@ describe('the built package', () => {
 		for (const entry of loaded) expect(entry.displayName).toMatch(/^Gleaner/);
 	});
 
+	it('bundles the Gleaner client: the only require()s left are the n8n-workflow peer and Node built-ins', () => {
+		const allowed = new Set(['n8n-workflow', 'crypto', 'node:crypto']);
+		for (const file of [...pkg.n8n.nodes, ...pkg.n8n.credentials]) {
+			const code = readFileSync(path.join(packageRoot, file), 'utf8');
+			const required = [...code.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
+			expect({ file, notAllowed: required.filter((r) => !allowed.has(r)) }).toEqual({ file, notAllowed: [] });
+			// n8n Cloud's rules for community nodes (no-restricted-globals) hold for the bundled client too.
+			expect({ file, globals: code.match(/\b(setTimeout|setInterval|setImmediate|process\.|globalThis|__dirname|__filename)\b/g) ?? [] }).toEqual({ file, globals: [] });
+		}
+		const action = readFileSync(path.join(packageRoot, 'dist/nodes/Gleaner/Gleaner.node.js'), 'utf8');
+		// The client's polling and error typing are inside the bundle, not a dependency.
+		expect(action).toMatch(/\bGleanerCore = class\b/);
+		expect(action).toMatch(/\bGleanerTimeoutError = class\b/);
+		const manifest = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { dependencies?: object; devDependencies: Record<string, string> };
+		expect(manifest.dependencies ?? {}).toEqual({});
+		expect(manifest.devDependencies['@gleaner/client']).toBe('workspace:*');
+	});
+
+	it('is ready to publish: prepublishOnly lints and builds, the changelog names the version', () => {
+		const manifest = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string; scripts: Record<string, string> };
+		const steps = manifest.scripts.prepublishOnly.split('&&').map((step) => step.trim());
+		// Lint before build: a publish never ships code the n8n lint rejects; build last: dist is not in git.
+		expect(steps).toEqual(['pnpm run lint', 'pnpm run build']);
+		expect(manifest.scripts.lint).toBe('n8n-node lint');
+		// No install-time scripts (n8n lint no-forbidden-lifecycle-scripts).
+		for (const forbidden of ['prepare', 'preinstall', 'install', 'postinstall']) expect(manifest.scripts[forbidden]).toBeUndefined();
+		const changelog = readFileSync(path.join(packageRoot, 'CHANGELOG.md'), 'utf8');
+		expect(changelog).toMatch(new RegExp(`^## \\[?${manifest.version.replace(/\./g, '\\.')}\\]?`, 'm'));
+	});
+
 	it('ships the icons and codex files next to the compiled nodes', () => {
 		for (const file of [
 			'dist/nodes/Gleaner/Gleaner.node.json',

@@ -1,4 +1,4 @@
-import { createLogger } from '@gleaner/platform';
+import { createLogger, waitForRedis } from '@gleaner/platform';
 import { loadGatewayConfig, startGateway, type RunningGateway } from '@gleaner/gateway';
 import { serviceEnv } from './env.js';
 
@@ -18,6 +18,9 @@ export class GatewayHarness {
   static async start(prefix: string, env: Record<string, string> = {}, logger = createLogger('gateway-test', 'error')): Promise<GatewayHarness> {
     const config = loadGatewayConfig(serviceEnv(prefix, { PORT: '0', ...env }));
     const gateway = await startGateway(config, logger);
+    // The gateway listens before its Redis connection is up (it answers 503 meanwhile); tests use
+    // its stores directly at once, and under load the connection can still be opening.
+    await waitForRedis(gateway.deps.redis, 10_000);
     return new GatewayHarness(gateway);
   }
 

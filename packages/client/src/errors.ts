@@ -7,6 +7,8 @@ export class GleanerApiError extends Error {
     readonly body: ApiErrorBody,
     /** X-Request-ID of the answer. */
     readonly requestId: string | null,
+    /** `Retry-After` of a 429 or 503 (or the parser's 500 while Redis is down), in seconds. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(`Gleaner API answered ${status}: ${body.error}`);
     this.name = 'GleanerApiError';
@@ -25,6 +27,8 @@ export class GleanerJobFailedError extends Error {
     /** "CODE: message" as the status endpoint reported it. */
     readonly error: string,
     readonly details: string[] = [],
+    /** The failed status record as the status endpoint answered it. */
+    readonly record: object = {},
   ) {
     super(`request ${requestId} failed: ${error}${details.length ? ` (${details.join('; ')})` : ''}`);
     this.name = 'GleanerJobFailedError';
@@ -36,8 +40,22 @@ export class GleanerTimeoutError extends Error {
   constructor(
     readonly requestId: string,
     readonly waitedMs: number,
+    /** The last answer seen while waiting: the latest status record, or the 202 answer if none was read. */
+    readonly latest: object = {},
   ) {
     super(`request ${requestId} was not finished after ${Math.round(waitedMs / 1000)} s`);
     this.name = 'GleanerTimeoutError';
+  }
+}
+
+/** A successful answer without what the API documents (a proxy in the way, or an incompatible version). */
+export class GleanerProtocolError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly requestId: string | null,
+  ) {
+    super(message);
+    this.name = 'GleanerProtocolError';
   }
 }

@@ -1,4 +1,3 @@
-export { GleanerClient, type GleanerClientOptions, type ParseProgress, type ScrapeProgress, type WaitOptions } from './client.js';
-export { GleanerApiError, GleanerJobFailedError, GleanerTimeoutError } from './errors.js';
-export type * from './types.js';
+export * from './core.js';
+export { GleanerClient, type GleanerClientOptions } from './client.js';
 export { DOCUMENT_TYPES } from './types.js';

@@ -168,6 +168,26 @@ export interface ParseStatus {
 
 // ── Account ─────────────────────────────────────────────────────────────────────────────────
 
+/** GET /account: the account and the key that asked. */
+export interface AccountInfo {
+  account_id: string;
+  name: string;
+  key_id: string;
+  scopes: string[];
+}
+
+/** The families a webhook subscription can follow. */
+export type WebhookFamily = 'scrape' | 'scrape-v1' | 'parse';
+
+/** An account-level webhook subscription (`/account/webhooks`): every finished request of its families is delivered to `url`. */
+export interface WebhookSubscription {
+  id: string;
+  url: string;
+  families: WebhookFamily[];
+  /** Unix seconds. */
+  created_at: number;
+}
+
 export interface AccountUsage {
   credits_used: number;
   requests: { scrape: number; 'scrape-v1': number; parse: number };

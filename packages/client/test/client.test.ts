@@ -85,6 +85,19 @@ describe('GleanerClient', () => {
     await expect(scrapeOnly.parse({ url: PAGE })).rejects.toMatchObject({ status: 403, code: '403-001' });
   });
 
+  it('manages webhook subscriptions and reads the webhook secret and the account', async () => {
+    const created = await client.createWebhook('http://127.0.0.1:9/hook', ['scrape', 'parse']);
+    expect(created).toMatchObject({ id: expect.any(String), url: 'http://127.0.0.1:9/hook', families: ['scrape', 'parse'] });
+    expect(await client.listWebhooks()).toEqual([created]);
+    await expect(client.deleteWebhook(created.id)).resolves.toBe('deleted');
+    await expect(client.deleteWebhook(created.id)).resolves.toBe('missing');
+    expect(await client.listWebhooks()).toEqual([]);
+    await expect(client.createWebhook('ftp://example.com/hook', ['scrape'])).rejects.toMatchObject({ status: 400, code: 'E009' });
+
+    expect(await client.webhookSecret()).toMatch(/\S{16,}/);
+    expect(await client.account()).toMatchObject({ account_id: account.accountId, name: 'client-user', scopes: expect.arrayContaining(['account']) });
+  });
+
   it('reads usage', async () => {
     const usage = await client.usage();
     expect(usage.requests.scrape).toBeGreaterThanOrEqual(2);

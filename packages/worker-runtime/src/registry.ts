@@ -30,6 +30,7 @@ function failedForGoodCause(job: Job, err: Error): FailedForGoodCause | null {
 export class WorkerRegistry {
   private readonly workers = new Map<string, Worker>();
   private depthSampling: { queues: Queue[]; client: ReturnType<typeof createRedis>; stop: () => void } | null = null;
+  private closing = false;
 
   constructor(
     private readonly connection: QueueConnection,
@@ -61,8 +62,12 @@ export class WorkerRegistry {
     await Promise.all([...this.workers.values()].map((w) => w.waitUntilReady()));
   }
 
+  /**
+   * Every worker consumes its queue. False from the moment close() starts: a BullMQ worker still
+   * reports running while it drains its active jobs, but it takes no new ones.
+   */
   isRunning(): boolean {
-    return [...this.workers.values()].every((w) => w.isRunning());
+    return !this.closing && [...this.workers.values()].every((w) => w.isRunning());
   }
 
   get queueNames(): string[] {
@@ -93,6 +98,7 @@ export class WorkerRegistry {
 
   /** Lets running jobs finish (within the caller's deadline), then disconnects. */
   async close(): Promise<void> {
+    this.closing = true;
     const sampling = this.depthSampling;
     this.depthSampling = null;
     sampling?.stop();

@@ -30,8 +30,9 @@ export async function startBotConnector(config: BotConnectorConfig, logger: Logg
     stop: () =>
       shutdownInOrder(
         [
-          { name: 'health', run: () => health?.close() },
+          // Workers first: while they drain their running jobs, /readyz answers 503 and /metrics still answers.
           { name: 'workers', run: () => registry.close() },
+          { name: 'health', run: () => health?.close() },
           { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
         ],
         config.SHUTDOWN_DEADLINE_MS,

@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import { newRequestId, renderMetrics } from '@gleaner/platform';
 import { Sealer } from '@gleaner/store';
 import type { GatewayDeps } from './deps.js';
+import { accessLog } from './middleware/access-log.js';
 import { setRequestId } from './middleware/context.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { docsRoutes } from './openapi/docs-routes.js';
@@ -25,6 +26,7 @@ export function createGatewayApp(deps: GatewayDeps, options: AppOptions): Expres
   app.set('trust proxy', false);
   app.use(helmet());
   app.use(httpMetrics);
+  app.use(accessLog(deps.logger));
   // Every response carries X-Request-ID; submit and status routes replace it with the request's id.
   app.use((_req, res, next) => {
     setRequestId(res, newRequestId());

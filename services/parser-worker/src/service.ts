@@ -47,8 +47,9 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
     stop: () =>
       shutdownInOrder(
         [
-          { name: 'health', run: () => health?.close() },
+          // Workers first: while they drain their running jobs, /readyz answers 503 and /metrics still answers.
           { name: 'workers', run: () => registry.close() },
+          { name: 'health', run: () => health?.close() },
           { name: 'threads', run: () => parsePool.close() },
           { name: 'webhook producer', run: () => webhooks.close() },
           { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
-import { CREDENTIAL_NAME } from '../shared/gleaner-request.js';
+import { CREDENTIAL_NAME } from '../shared/gleaner-api.js';
 import { asNodeError } from '../shared/node-error.js';
 import { runOperation } from './operations.js';
 import { documentFields, documentOperations } from './properties/document.js';

@@ -1,42 +1,69 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { apiError, gleanerRequest } from '../shared/gleaner-request.js';
-import { parseFamily, scrapeFamily, type Family } from './families.js';
+import { GleanerTimeoutError, type GleanerCore, type WaitOptions } from '@gleaner/client/core';
+import { gleanerClient } from '../shared/gleaner-api.js';
+import { asNodeError } from '../shared/node-error.js';
 import { parseRequestBody, scrapeRequestBody } from './request-bodies.js';
-import { waitForResult, type WaitBudget } from './wait-for-result.js';
 
-/** Runs the resource/operation chosen for item `i` and returns the service's answer. */
+/** Marks an answer returned because the wait budget ran out while the request was still running. */
+export const TIMED_OUT_FLAG = 'wait_timed_out';
+
+/**
+ * Runs the resource/operation chosen for item `i` and returns the service's answer as it came:
+ * the submit's answer, or the final status record when a 202 was followed. Other errors are the
+ * client's (GleanerApiError); the node's execute() turns them into n8n errors.
+ */
 export async function runOperation(ctx: IExecuteFunctions, i: number): Promise<IDataObject> {
 	const resource = ctx.getNodeParameter('resource', i) as string;
 	const operation = ctx.getNodeParameter('operation', i) as string;
-	const family = resource === 'document' ? parseFamily : scrapeFamily;
+	const gleaner = await gleanerClient(ctx);
 
-	if (operation === 'getStatus') return await getStatus(ctx, family, i);
-	if (resource === 'webPage' && operation === 'scrape') return await submit(ctx, family, scrapeRequestBody(ctx, i), i);
-	if (resource === 'document' && operation === 'parse') return await submit(ctx, family, parseRequestBody(ctx, i), i);
+	if (resource === 'webPage' && operation === 'scrape') {
+		const answer = await gleaner.scrape(scrapeRequestBody(ctx, i));
+		if (answer.status !== 'processing' || !shouldWait(ctx, i)) return item(answer);
+		return await untilDone(ctx, i, () => gleaner.followScrape(answer.request_id, waitOptions(ctx, i), answer));
+	}
+	if (resource === 'document' && operation === 'parse') {
+		const answer = await gleaner.parse(parseRequestBody(ctx, i));
+		if (answer.status !== 'PROCESSING' || !shouldWait(ctx, i)) return item(answer);
+		return await untilDone(ctx, i, () => gleaner.followParse(answer.requestId, waitOptions(ctx, i), answer));
+	}
+	// A status read returns the record as it is, failed records included: that is what was asked.
+	if (operation === 'getStatus') return item(await readStatus(gleaner, resource, requestIdOf(ctx, i)));
 	throw new NodeOperationError(ctx.getNode(), `Unsupported operation "${operation}" for resource "${resource}"`, {
 		itemIndex: i,
 	});
 }
 
-/** 200 is the result; 202 is followed on the status endpoint when the node is told to wait. */
-async function submit(ctx: IExecuteFunctions, family: Family, body: IDataObject, i: number): Promise<IDataObject> {
-	const response = await gleanerRequest(ctx, 'POST', family.submitPath, body);
-	if (response.statusCode >= 400) throw apiError(ctx, response, i);
-	if (response.statusCode !== 202 || !(ctx.getNodeParameter('waitForResult', i) as boolean)) return response.body;
-	return await waitForResult(ctx, family, response.body, waitBudget(ctx, i), i);
+function readStatus(gleaner: GleanerCore, resource: string, requestId: string): Promise<object> {
+	return resource === 'document' ? gleaner.getParse(requestId) : gleaner.getScrape(requestId);
 }
 
-/** A status read returns the record as it is, failed records included: that is what was asked. */
-async function getStatus(ctx: IExecuteFunctions, family: Family, i: number): Promise<IDataObject> {
+/**
+ * A budget that runs out returns the latest processing answer flagged `wait_timed_out`, so the
+ * workflow can carry on (for example into a "Get Status" later); a failed request stays an error,
+ * as it would have been had it failed inside the service's own 20 s window.
+ */
+async function untilDone(ctx: IExecuteFunctions, i: number, follow: () => Promise<object>): Promise<IDataObject> {
+	try {
+		return item(await follow());
+	} catch (error) {
+		if (error instanceof GleanerTimeoutError) return { ...item(error.latest), [TIMED_OUT_FLAG]: true };
+		throw asNodeError(ctx.getNode(), error, i);
+	}
+}
+
+function requestIdOf(ctx: IExecuteFunctions, i: number): string {
 	const requestId = (ctx.getNodeParameter('requestId', i) as string).trim();
 	if (!requestId) throw new NodeOperationError(ctx.getNode(), 'Request ID is empty', { itemIndex: i });
-	const response = await gleanerRequest(ctx, 'GET', family.statusPath(requestId));
-	if (response.statusCode >= 400) throw apiError(ctx, response, i);
-	return response.body;
+	return requestId;
 }
 
-function waitBudget(ctx: IExecuteFunctions, i: number): WaitBudget {
+function shouldWait(ctx: IExecuteFunctions, i: number): boolean {
+	return ctx.getNodeParameter('waitForResult', i) as boolean;
+}
+
+function waitOptions(ctx: IExecuteFunctions, i: number): Pick<WaitOptions<never>, 'timeoutMs' | 'pollMs'> {
 	const maxWaitSeconds = ctx.getNodeParameter('maxWaitSeconds', i) as number;
 	const pollIntervalSeconds = ctx.getNodeParameter('pollIntervalSeconds', i) as number;
 	if (!(maxWaitSeconds > 0) || !(pollIntervalSeconds > 0)) {
@@ -44,5 +71,10 @@ function waitBudget(ctx: IExecuteFunctions, i: number): WaitBudget {
 			itemIndex: i,
 		});
 	}
-	return { maxWaitMs: maxWaitSeconds * 1000, pollIntervalMs: pollIntervalSeconds * 1000 };
+	return { timeoutMs: maxWaitSeconds * 1000, pollMs: pollIntervalSeconds * 1000 };
+}
+
+/** The API's JSON answer as an n8n item's json. */
+function item(answer: object): IDataObject {
+	return answer as IDataObject;
 }

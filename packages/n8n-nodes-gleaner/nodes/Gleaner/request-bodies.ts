@@ -1,12 +1,13 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
+import type { DocumentType, ParseRequest, ScrapeRequest } from '@gleaner/client/core';
 
 /** `POST /web-scrapper/` body from the node's parameters for item `i`. */
-export function scrapeRequestBody(ctx: IExecuteFunctions, i: number): IDataObject {
+export function scrapeRequestBody(ctx: IExecuteFunctions, i: number): ScrapeRequest {
 	const url = (ctx.getNodeParameter('url', i) as string).trim();
 	// The service ignores every other field when use_cache is set; sending only the URL says so.
 	if (ctx.getNodeParameter('useCache', i) as boolean) return { url, use_cache: true };
 
-	const body: IDataObject = { url, output_type: ctx.getNodeParameter('outputType', i) as string };
+	const body: ScrapeRequest = { url, output_type: ctx.getNodeParameter('outputType', i) as ScrapeRequest['output_type'] };
 	if ((ctx.getNodeParameter('mode', i) as string) === 'llm') {
 		body.use_llm = true;
 		body.prompt = ctx.getNodeParameter('prompt', i) as string;
@@ -17,10 +18,10 @@ export function scrapeRequestBody(ctx: IExecuteFunctions, i: number): IDataObjec
 }
 
 /** `POST /documents/parse` body from the node's parameters for item `i`. */
-export function parseRequestBody(ctx: IExecuteFunctions, i: number): IDataObject {
+export function parseRequestBody(ctx: IExecuteFunctions, i: number): ParseRequest {
 	return {
 		url: (ctx.getNodeParameter('url', i) as string).trim(),
-		type: ctx.getNodeParameter('documentType', i) as string,
-		output: ctx.getNodeParameter('documentOutput', i) as string,
+		type: ctx.getNodeParameter('documentType', i) as DocumentType,
+		output: ctx.getNodeParameter('documentOutput', i) as ParseRequest['output'],
 	};
 }

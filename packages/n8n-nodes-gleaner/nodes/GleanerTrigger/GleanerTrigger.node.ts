@@ -7,8 +7,8 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
-import { CREDENTIAL_NAME } from '../shared/gleaner-request.js';
-import { listSubscriptions, sameFamilies, subscribe, unsubscribe } from './subscriptions.js';
+import type { WebhookFamily } from '@gleaner/client/core';
+import { CREDENTIAL_NAME, withGleaner } from '../shared/gleaner-api.js';
 import { SECRET_KEY, verifyWithAccountSecret } from './webhook-secret.js';
 import { isFresh, parseSignatureHeader, rawBodyOf } from './webhook-signature.js';
 
@@ -56,13 +56,15 @@ export class GleanerTrigger implements INodeType {
 				const url = webhookUrl(this);
 				const families = selectedFamilies(this);
 				const data = this.getWorkflowStaticData('node');
-				const forThisUrl = (await listSubscriptions(this)).filter((s) => s.url === url);
+				const forThisUrl = (await withGleaner(this, (gleaner) => gleaner.listWebhooks())).filter((s) => s.url === url);
 				const keep =
 					forThisUrl.find((s) => s.id === data[SUBSCRIPTION_KEY] && sameFamilies(s.families, families)) ??
 					forThisUrl.find((s) => sameFamilies(s.families, families));
 				// The URL is unique to this node, so any other subscription to it is a leftover
 				// (other families chosen before, or a duplicate) that would deliver twice or wrongly.
-				for (const stale of forThisUrl.filter((s) => s !== keep)) await unsubscribe(this, stale.id);
+				for (const stale of forThisUrl.filter((s) => s !== keep)) {
+					await withGleaner(this, (gleaner) => gleaner.deleteWebhook(stale.id));
+				}
 				if (!keep) {
 					delete data[SUBSCRIPTION_KEY];
 					return false;
@@ -72,7 +74,9 @@ export class GleanerTrigger implements INodeType {
 			},
 
 			async create(this: IHookFunctions): Promise<boolean> {
-				const subscription = await subscribe(this, webhookUrl(this), selectedFamilies(this));
+				const url = webhookUrl(this);
+				const families = selectedFamilies(this);
+				const subscription = await withGleaner(this, (gleaner) => gleaner.createWebhook(url, families));
 				this.getWorkflowStaticData('node')[SUBSCRIPTION_KEY] = subscription.id;
 				return true;
 			},
@@ -80,7 +84,7 @@ export class GleanerTrigger implements INodeType {
 			async delete(this: IHookFunctions): Promise<boolean> {
 				const data = this.getWorkflowStaticData('node');
 				const id = data[SUBSCRIPTION_KEY];
-				if (typeof id === 'string' && (await unsubscribe(this, id)) === 'missing') {
+				if (typeof id === 'string' && (await withGleaner(this, (gleaner) => gleaner.deleteWebhook(id))) === 'missing') {
 					this.logger.info(`Gleaner webhook subscription ${id} was already gone`);
 				}
 				delete data[SUBSCRIPTION_KEY];
@@ -129,10 +133,16 @@ function webhookUrl(ctx: IHookFunctions): string {
 	return url;
 }
 
-function selectedFamilies(ctx: IHookFunctions): string[] {
-	const families = ctx.getNodeParameter('families', []) as string[];
+function selectedFamilies(ctx: IHookFunctions): WebhookFamily[] {
+	const families = ctx.getNodeParameter('families', []) as WebhookFamily[];
 	if (families.length === 0) throw new NodeOperationError(ctx.getNode(), 'Choose at least one family');
 	return families;
+}
+
+function sameFamilies(a: string[], b: string[]): boolean {
+	const left = new Set(a);
+	const right = new Set(b);
+	return left.size === right.size && [...left].every((family) => right.has(family));
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -1,6 +1,5 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
-import { apiError, gleanerRequest } from '../shared/gleaner-request.js';
+import { withGleaner } from '../shared/gleaner-api.js';
 import { signatureMatches, type WebhookSignature } from './webhook-signature.js';
 
 /** Key of the cached account webhook secret in the node's static data. */
@@ -27,12 +26,6 @@ export async function verifyWithAccountSecret(
 	return signatureMatches(current, signature, rawBody);
 }
 
-async function fetchWebhookSecret(ctx: IWebhookFunctions): Promise<string> {
-	const response = await gleanerRequest(ctx, 'GET', '/account/webhook-secret');
-	if (response.statusCode >= 400) throw apiError(ctx, response);
-	const { secret } = response.body;
-	if (typeof secret !== 'string' || secret === '') {
-		throw new NodeOperationError(ctx.getNode(), 'Gleaner answered without a webhook secret');
-	}
-	return secret;
+function fetchWebhookSecret(ctx: IWebhookFunctions): Promise<string> {
+	return withGleaner(ctx, (gleaner) => gleaner.webhookSecret());
 }

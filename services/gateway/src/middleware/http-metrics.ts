@@ -7,7 +7,7 @@ import { httpRequestDuration } from '@gleaner/platform';
  * `unmatched`. Never the raw path: ids would explode the label set. A router's root route has
  * no trailing slash, so `POST /web-scrapper/` and a 401 from the same router share `/web-scrapper`.
  */
-function routeLabel(req: Request): string {
+export function routeLabel(req: Request): string {
   if (req.route?.path === undefined) return req.baseUrl || 'unmatched';
   const path = String(req.route.path);
   return `${req.baseUrl}${path === '/' ? '' : path}` || '/';

@@ -1,0 +1,297 @@
+/**
+ * The transport-agnostic core of the Gleaner client: request building, response and error typing,
+ * and following a 202 on its status endpoint. It performs no I/O and reads no globals (no fetch, no
+ * timers, no process): the caller injects `send` and `sleep`. The fetch-based `GleanerClient` (CLI,
+ * scripts) and the n8n nodes (n8n's own HTTP helper and `sleep`; community nodes may use neither
+ * fetch nor setTimeout) are both built on it.
+ */
+import { GleanerApiError, GleanerJobFailedError, GleanerProtocolError, GleanerTimeoutError } from './errors.js';
+import type {
+  AccountInfo,
+  AccountUsage,
+  ApiErrorBody,
+  ParseCompleted,
+  ParseRequest,
+  ParseStatus,
+  ParseSubmitResponse,
+  ScrapeBasicResult,
+  ScrapeCompletedStatus,
+  ScrapeLlmResult,
+  ScrapeRequest,
+  ScrapeStatus,
+  ScrapeSubmitResponse,
+  WebhookFamily,
+  WebhookSubscription,
+} from './types.js';
+
+/** One call as the core describes it; the transport adds the base URL and the API key. */
+export interface GleanerHttpRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Path from the gateway's root, e.g. `/web-scrapper/`. */
+  path: string;
+  /** Sent as JSON. */
+  body?: object;
+}
+
+export interface GleanerHttpResponse {
+  status: number;
+  /** Header names in lower case. */
+  headers: Record<string, string | undefined>;
+  /** The parsed JSON body; the text when it is not JSON; undefined when empty. */
+  body: unknown;
+}
+
+/** Performs one call. Error statuses must come back as responses, not be thrown. */
+export type SendRequest = (request: GleanerHttpRequest) => Promise<GleanerHttpResponse>;
+export type Sleep = (ms: number) => Promise<void>;
+
+export interface GleanerCoreOptions {
+  send: SendRequest;
+  sleep: Sleep;
+}
+
+export interface WaitOptions<Progress> {
+  /** Give up waiting after this long (the request itself goes on). Default 10 minutes. */
+  timeoutMs?: number;
+  /** Status poll interval; the first poll comes after at most 5 s. Default 10 s. */
+  pollMs?: number;
+  /** Called after every poll that finds the request still running. */
+  onProgress?: (progress: Progress) => void;
+}
+
+export interface ScrapeProgress {
+  requestId: string;
+  status: 'received' | 'processing';
+  elapsedMs: number;
+}
+
+export interface ParseProgress {
+  requestId: string;
+  status: 'PROCESSING';
+  /** Present once the parser knows the page count (multi-page documents). */
+  pagesDone?: number;
+  pagesTotal?: number;
+  elapsedMs: number;
+}
+
+/** A completed parse as the status endpoint shows it. */
+export type ParseCompletedStatus = ParseStatus & { status: 'COMPLETED' };
+
+/** SPEC "Limits": parser polling for at most 10 minutes, first check after 5 s, then every 10 s. */
+const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_POLL_MS = 10_000;
+const FIRST_POLL_MS = 5_000;
+
+/**
+ * Typed calls of the Gleaner API. Submits answer at once when the work finishes inside the
+ * gateway's 20 s window; `follow…` waits for a request answered 202 and resolves with its final
+ * status record, unchanged; the `…AndWait` methods do both.
+ */
+export class GleanerCore {
+  private readonly send: SendRequest;
+  private readonly sleep: Sleep;
+
+  constructor(options: GleanerCoreOptions) {
+    this.send = options.send;
+    this.sleep = options.sleep;
+  }
+
+  /** POST /web-scrapper/: the result (status "completed") or, after 20 s, a 202 (status "processing"). */
+  scrape(request: ScrapeRequest): Promise<ScrapeSubmitResponse> {
+    return this.call('POST', '/web-scrapper/', request);
+  }
+
+  getScrape(requestId: string): Promise<ScrapeStatus> {
+    return this.call('GET', `/web-scrapper/${encodeURIComponent(requestId)}`);
+  }
+
+  /**
+   * Polls a scrape until it completes; resolves with the completed status record. A request that
+   * ends failed rejects with GleanerJobFailedError, a wait that runs out with GleanerTimeoutError.
+   */
+  followScrape(requestId: string, options: WaitOptions<ScrapeProgress> = {}, accepted: object = {}): Promise<ScrapeCompletedStatus> {
+    return this.pollScrape(requestId, Date.now(), options, accepted);
+  }
+
+  private pollScrape(requestId: string, started: number, options: WaitOptions<ScrapeProgress>, accepted: object): Promise<ScrapeCompletedStatus> {
+    return this.follow<ScrapeCompletedStatus>(requestId, started, options, accepted, async () => {
+      const status = await this.getScrape(requestId);
+      if (status.status === 'completed') return { done: status };
+      if (status.status === 'failed') throw new GleanerJobFailedError(requestId, status.error, [], status);
+      options.onProgress?.({ requestId, status: status.status, elapsedMs: Date.now() - started });
+      return { latest: status };
+    });
+  }
+
+  /**
+   * Submits and waits for the end. Resolves with the status-endpoint shape (`content`, plus
+   * `llm_output` in LLM mode) whichever way the result arrived.
+   */
+  async scrapeAndWait(request: ScrapeRequest, options: WaitOptions<ScrapeProgress> = {}): Promise<ScrapeCompletedStatus> {
+    const started = Date.now();
+    const submitted = await this.scrape(request);
+    if (submitted.status === 'completed') return asCompletedStatus(submitted);
+    return this.pollScrape(submitted.request_id, started, options, submitted);
+  }
+
+  /** POST /documents/parse: COMPLETED with the text or, after 20 s, PROCESSING. */
+  parse(request: ParseRequest): Promise<ParseSubmitResponse> {
+    return this.call('POST', '/documents/parse', request);
+  }
+
+  getParse(requestId: string): Promise<ParseStatus> {
+    return this.call('GET', `/documents/status/${encodeURIComponent(requestId)}`);
+  }
+
+  /** Polls a parse until COMPLETED, reporting pages done/total; resolves with the status record. */
+  followParse(requestId: string, options: WaitOptions<ParseProgress> = {}, accepted: object = {}): Promise<ParseCompletedStatus> {
+    return this.pollParse(requestId, Date.now(), options, accepted);
+  }
+
+  private pollParse(requestId: string, started: number, options: WaitOptions<ParseProgress>, accepted: object): Promise<ParseCompletedStatus> {
+    return this.follow<ParseCompletedStatus>(requestId, started, options, accepted, async () => {
+      const status = await this.getParse(requestId);
+      if (status.status === 'COMPLETED') return { done: status as ParseCompletedStatus };
+      if (status.status === 'FAILED') throw new GleanerJobFailedError(requestId, status.error ?? '500-001: Processing error', status.details, status);
+      const pages = status.pagesTotal !== undefined ? { pagesDone: status.pagesDone ?? 0, pagesTotal: status.pagesTotal } : {};
+      options.onProgress?.({ requestId, status: 'PROCESSING', ...pages, elapsedMs: Date.now() - started });
+      return { latest: status };
+    });
+  }
+
+  /** Submits and waits; resolves with the submit's COMPLETED shape whichever way the result arrived. */
+  async parseAndWait(request: ParseRequest, options: WaitOptions<ParseProgress> = {}): Promise<ParseCompleted> {
+    const started = Date.now();
+    const submitted = await this.parse(request);
+    if (submitted.status === 'COMPLETED') return submitted;
+    const { requestId, data, type, pages } = await this.pollParse(submitted.requestId, started, options, submitted);
+    return { requestId, status: 'COMPLETED', data: data ?? '', type, ...(pages !== undefined ? { pages } : {}) };
+  }
+
+  /** GET /account (scope `account`): a cheap authenticated read, e.g. to check a key. */
+  account(): Promise<AccountInfo> {
+    return this.call('GET', '/account');
+  }
+
+  /** GET /account/usage (scope `account`). */
+  usage(): Promise<AccountUsage> {
+    return this.call('GET', '/account/usage');
+  }
+
+  /** GET /account/webhook-secret: the secret that signs the account's webhook deliveries. */
+  async webhookSecret(): Promise<string> {
+    const { secret } = await this.call<{ secret?: unknown }>('GET', '/account/webhook-secret');
+    if (typeof secret !== 'string' || secret === '') throw new GleanerProtocolError('Gleaner answered without a webhook secret', 200, null);
+    return secret;
+  }
+
+  /** GET /account/webhooks; entries without an id, url and families list are left out. */
+  async listWebhooks(): Promise<WebhookSubscription[]> {
+    const { webhooks } = await this.call<{ webhooks?: unknown }>('GET', '/account/webhooks');
+    return Array.isArray(webhooks) ? webhooks.filter(isSubscription) : [];
+  }
+
+  /** POST /account/webhooks: delivers every finished request of `families` to `url` (public HTTPS). */
+  async createWebhook(url: string, families: WebhookFamily[]): Promise<WebhookSubscription> {
+    const created = await this.call<unknown>('POST', '/account/webhooks', { url, families });
+    if (!isSubscription(created)) throw new GleanerProtocolError('Gleaner created the subscription but its answer names no subscription ID', 201, null);
+    return created;
+  }
+
+  /** DELETE /account/webhooks/{id}; `missing` when the service no longer has it. */
+  async deleteWebhook(id: string): Promise<'deleted' | 'missing'> {
+    try {
+      await this.call('DELETE', `/account/webhooks/${encodeURIComponent(id)}`);
+      return 'deleted';
+    } catch (err) {
+      if (err instanceof GleanerApiError && err.status === 404) return 'missing';
+      throw err;
+    }
+  }
+
+  /**
+   * Reads the status until `read` reports the end or the time is spent; the last read happens at
+   * the deadline, so a request that finishes just inside it is not reported as still running.
+   * A rate limit (429) or a briefly unavailable store (503, or 5xx with Retry-After) is waited
+   * out while time is left: the request itself is unaffected.
+   */
+  private async follow<T>(
+    requestId: string,
+    started: number,
+    options: Pick<WaitOptions<never>, 'timeoutMs' | 'pollMs'>,
+    accepted: object,
+    read: () => Promise<{ done: T } | { latest: object }>,
+  ): Promise<T> {
+    if (!requestId) throw new GleanerProtocolError('Gleaner accepted the request but named no request ID to follow', 202, null);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const pollMs = Math.max(1, options.pollMs ?? DEFAULT_POLL_MS);
+    let latest = accepted;
+    let delay = Math.min(FIRST_POLL_MS, pollMs);
+    for (;;) {
+      const remaining = started + timeoutMs - Date.now();
+      if (remaining <= 0) throw new GleanerTimeoutError(requestId, Date.now() - started, latest);
+      await this.sleep(Math.min(delay, remaining));
+      delay = pollMs;
+      let outcome: { done: T } | { latest: object };
+      try {
+        outcome = await read();
+      } catch (err) {
+        const backOffMs = transientBackOffMs(err);
+        if (backOffMs === null) throw err;
+        delay = Math.max(backOffMs, pollMs);
+        continue;
+      }
+      if ('done' in outcome) return outcome.done;
+      latest = outcome.latest;
+    }
+  }
+
+  private async call<T>(method: GleanerHttpRequest['method'], path: string, body?: object): Promise<T> {
+    const res = await this.send(body === undefined ? { method, path } : { method, path, body });
+    const requestId = res.headers['x-request-id'] ?? null;
+    if (res.status >= 400) throw new GleanerApiError(res.status, errorBodyOf(res), requestId, retryAfterSeconds(res.headers['retry-after']));
+    if (res.status === 204) return undefined as T;
+    if (typeof res.body !== 'object' || res.body === null) {
+      throw new GleanerProtocolError(`expected a JSON body, got: ${String(res.body ?? '').slice(0, 200)}`, res.status, requestId);
+    }
+    return res.body as T;
+  }
+}
+
+/** The wait before the next poll after an error worth waiting out, or null for any other error. */
+function transientBackOffMs(err: unknown): number | null {
+  if (!(err instanceof GleanerApiError)) return null;
+  const retryAfterMs = (err.retryAfterSeconds ?? 0) * 1000;
+  if (err.status === 429 || err.status === 503) return retryAfterMs;
+  if (err.status >= 500 && err.retryAfterSeconds !== null) return retryAfterMs;
+  return null;
+}
+
+function retryAfterSeconds(value: string | undefined): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
+}
+
+/** The family's error body; a proxy in front of the gateway may answer HTML: its text becomes the error. */
+function errorBodyOf(res: GleanerHttpResponse): ApiErrorBody {
+  const body = res.body;
+  if (typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string') return body as ApiErrorBody;
+  return { error: (typeof body === 'string' ? body.slice(0, 500) : '') || `HTTP ${res.status}` };
+}
+
+function isSubscription(value: unknown): value is WebhookSubscription {
+  const candidate = value as Partial<WebhookSubscription> | null;
+  return typeof candidate === 'object' && candidate !== null && typeof candidate.id === 'string' && typeof candidate.url === 'string' && Array.isArray(candidate.families);
+}
+
+/** A submit's immediate result in the status endpoint's shape, so waiting callers see one shape. */
+function asCompletedStatus(result: ScrapeBasicResult | ScrapeLlmResult): ScrapeCompletedStatus {
+  const head = { request_id: result.request_id, url: result.url, status: 'completed' as const, timestamp: result.timestamp };
+  if ('content' in result) return { ...head, content: result.content, llm_output: result.llm_output, ...(result.llm_input_truncated ? { llm_input_truncated: true as const } : {}) };
+  const { text_content: text, markdown_content: markdown, meta, links, images } = result;
+  return { ...head, content: { text, ...(markdown !== undefined ? { markdown } : {}), meta, links, images } };
+}
+
+export { GleanerApiError, GleanerJobFailedError, GleanerProtocolError, GleanerTimeoutError } from './errors.js';
+export type * from './types.js';
