@@ -100,7 +100,9 @@ describe('delivery', () => {
       expect(receiver.deliveries).toHaveLength(1);
       const record = await waitFor(() => h.stores.records.get('scrape', id), (r) => r?.webhook?.status === 'failed');
       expect(record?.webhook).toMatchObject({ status: 'failed', attempts: 1, lastError: 'receiver answered HTTP 410' });
-      expect(countsSince(before, await deliveryCounts('scrape'))).toEqual({ delivered: 0, retry: 0, rejected: 1, failed: 0 });
+      // The counter moves just after the record is written: wait for it rather than read once.
+      const counted = await waitFor(async () => countsSince(before, await deliveryCounts('scrape')), (c) => c.rejected >= 1, 5_000);
+      expect(counted).toEqual({ delivered: 0, retry: 0, rejected: 1, failed: 0 });
     } finally {
       await receiver.close();
     }
@@ -149,7 +151,8 @@ describe('delivery', () => {
       expect(receiver.deliveries[0].headers['user-agent']).toBe('Document-Parser-Webhook/1.0');
       expect(JSON.parse(receiver.deliveries[0].rawBody)).toMatchObject({ requestId: id, status: 'COMPLETED', data: 'scripted document' });
       const attempts = webhookQueue.jobOptions.attempts!;
-      expect(countsSince(before, await deliveryCounts('parse'))).toEqual({ delivered: 0, retry: attempts - 1, rejected: 0, failed: 1 });
+      const counted = await waitFor(async () => countsSince(before, await deliveryCounts('parse')), (c) => c.failed >= 1, 5_000);
+      expect(counted).toEqual({ delivered: 0, retry: attempts - 1, rejected: 0, failed: 1 });
     } finally {
       await receiver.close();
     }
