@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseHTML } from 'linkedom';
-import { ExtractionTimeoutError, extractPage, extractText, plainText } from '../src/index.js';
+import { ExtractionTimeoutError, extractPage, extractText, plainText, prepareHtml } from '../src/index.js';
 import { article, page } from './fixtures.js';
 
 describe('main content', () => {
@@ -69,6 +69,41 @@ describe('main content', () => {
     const html = page(`<article>${article(3000)}</article>`);
     expect(() => extractPage(html, 'https://example.com/', { markdown: true, timeBudgetMs: 1 })).toThrow(ExtractionTimeoutError);
     expect(() => extractPage(html, 'https://example.com/', { markdown: true, timeBudgetMs: 1 })).toThrow(/1 ms budget/);
+  });
+});
+
+describe('pre-cleaning (prepareHtml)', () => {
+  // 80,000 openers that never close or never reach their `>` (about 0.5 MB). A scan that looks for
+  // the closer once per opener is quadratic: the former regular expressions took 3 to 36 s on these
+  // inputs; the linear scanner takes tens of ms. The 1.5 s bound is ~20x the linear time, room
+  // for a loaded shared machine, and still well below what a quadratic scan needs.
+  const hostile: Array<[string, string]> = [
+    ['unclosed <script>', '<script>'],
+    ['unclosed <svg>', '<svg>'],
+    ['<script without its >', '<script '],
+    ['<link without its >', '<link '],
+    ['unclosed <style>', '<style media="x">'],
+    ['<body without its >', '<body '],
+    ['</html without its >', '</html '],
+  ];
+  it.each(hostile)('handles 80,000 × %s in linear time', (_name, opener) => {
+    const html = `<p>Before.</p>${opener.repeat(80_000)}`;
+    const started = performance.now();
+    const prepared = prepareHtml(html);
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(prepared).toContain('<p>Before.</p>');
+  });
+
+  it('removes closed constructs, keeps JSON-LD, and leaves an unclosed element to the parser', () => {
+    const prepared = prepareHtml(
+      '<p>a</p><!-- c <script>x</script> --><script>var s = "<!--";</script><p>b</p><svg/><p>c</p><svg><path/></svg>' +
+        '<script type="application/ld+json">{"@type":"Article"}</script><link rel="stylesheet" href="s.css"><link rel="icon" href="i.png">' +
+        '<STYLE>p{}</style ><svg-icon>kept</svg-icon><script>never closed <p>d</p>',
+    );
+    const body = prepared.slice(prepared.indexOf('<body>') + 6, prepared.lastIndexOf('</body>'));
+    expect(body).toBe(
+      '<p>a</p><p>b</p><p>c</p><script type="application/ld+json">{"@type":"Article"}</script><link rel="icon" href="i.png"><svg-icon>kept</svg-icon><script>never closed <p>d</p>',
+    );
   });
 });
 
