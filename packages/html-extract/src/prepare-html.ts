@@ -1,3 +1,5 @@
+import { capNesting } from './cap-nesting.js';
+
 /**
  * Removes what no extractor output can ever contain before the HTML is parsed: scripts (except
  * JSON-LD, read for metadata), styles, inline SVG, templates, stylesheet links and comments.
@@ -152,6 +154,7 @@ function normalizeDocumentShape(html: string): string {
   return `<!doctype html>${htmlTag}<head>${head}</head>${bodyTag}${body}</body></html>`;
 }
 
+/** Everything done to the markup before it is parsed; linear in its length. */
 export function prepareHtml(html: string): string {
-  return normalizeDocumentShape(stripNonContent(html));
+  return capNesting(normalizeDocumentShape(stripNonContent(html)));
 }
