@@ -2,10 +2,10 @@ import { Tokenizer } from 'htmlparser2';
 
 /**
  * Deepest element nesting kept as elements (`<html>` is depth 1). Real pages stay far below (the
- * corpus's deepest is 38), and browsers cap it too (Blink's parser at 512). Past it, pathological pages are quadratic everywhere: htmlparser2 keeps its
- * open elements in an array it unshifts (linkedom's parse of 80,000 nested <div> took 3.8 s),
- * Readability's cost grows with the square of the depth, and recursive walkers overflow the
- * stack near 10,000.
+ * corpus's deepest is 38), and browsers cap it too (Blink's parser at 512). Past it, pathological
+ * pages are quadratic everywhere: htmlparser2 keeps its open elements in an array it unshifts
+ * (linkedom's parse of 80,000 nested <div> took 3.8 s), Readability's cost grows with the square
+ * of the depth, and recursive walkers overflow the stack near 10,000.
  */
 export const MAX_DEPTH = 128;
 
