@@ -39,6 +39,8 @@ beforeAll(async () => {
       s.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
       s.end(zlib.gzipSync(Buffer.alloc(100 * 1024 * 1024, 0x20)));
     },
+    // 400,000 nested <div> (4.4 MB, under the 10 MB limit): quadratic to parse before the cap.
+    '/deep': html(`<h1>Deep page</h1>${'<div>'.repeat(400_000)}<p>Deep text.</p>${'</div>'.repeat(400_000)}`, '<title>Deep page</title>'),
     '/gone': (_q, s) => s.writeHead(410, { 'content-type': 'text/html' }).end('<p>gone</p>'),
     '/cached': html('<article><h1>Cache me</h1><p>Cached article body text, long enough to be the main content of the page for sure.</p></article>', '<title>Cache me</title>'),
   };
@@ -157,6 +159,21 @@ describe('hostile targets fail cleanly', () => {
     const res = await scrape(alice, { url: `${site.url}${path}` });
     expect(res.status).toBe(500);
     expect(res.body.error).toMatch(message);
+  });
+});
+
+describe('hostile nesting', () => {
+  it('a 400,000-deep page (4.4 MB) completes within the window, and the worker keeps serving', async () => {
+    // Before the nesting cap this page took minutes (233 s in-process) and ended as a failure at
+    // the extraction budget; now it takes about a second. 15 s leaves room for a loaded machine.
+    const started = Date.now();
+    const deep = await scrape(alice, { url: `${site.url}/deep`, output_type: 'markdown' });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(deep.status).toBe(200);
+    expect(deep.body.text_content).toBe('Deep page\n\nDeep text.');
+    expect(deep.body.markdown_content).toContain('Deep text.');
+    const next = await scrape(alice, { url: `${site.url}/plain.txt` });
+    expect([next.status, next.body.text_content]).toEqual([200, 'Just text.\nSecond line.']);
   });
 });
 

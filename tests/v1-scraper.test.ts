@@ -25,6 +25,7 @@ beforeAll(async () => {
     '/wiki': (_q, s) => s.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(wiki.source),
     '/small': html('<h1 id="t">Title here</h1><ul><li class="i">One</li><li class="i">Two</li><li class="i">Three</li></ul><a href="/x" title="go">Go</a>', '<title>Small</title>'),
     '/forbidden': (_q, s) => s.writeHead(403, { 'content-type': 'text/html' }).end('<p>no</p>'),
+    '/deep': html(`<h1>Deep page</h1>${'<div>'.repeat(400_000)}<p>Deep text.</p>${'</div>'.repeat(400_000)}`),
     '/blocks': html(`<h1>Blocks</h1>${blocks(1500)}`),
     '/dense': html(`<h1>Dense</h1>${'<div class="c"><span>x</span><a href="/p">l</a></div>'.repeat(30_000)}`),
     '/big': (_q, s) => s.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${'<p>filler paragraph</p>'.repeat(300_000)}</body></html>`),
@@ -131,6 +132,16 @@ describe('targets', () => {
     const missing = await submit({ url: `${site.url}/nope`, use_llm: false });
     expect(missing.status).toBe(404);
     expect(missing.body.status_code).toBe(404);
+  });
+
+  it('a 400,000-deep page (4.4 MB) is read within the window, not a stack overflow after 25 s', async () => {
+    const started = Date.now();
+    const res = await submit({ url: `${site.url}/deep`, selector: 'h1', use_llm: false });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect([res.status, res.body.scraped_content]).toEqual([200, { html: '<h1>Deep page</h1>', text: 'Deep page' }]);
+    // Past 128 levels the tags are flattened (as for the current scraper): the text stays.
+    const whole = await submit({ url: `${site.url}/deep`, use_llm: false });
+    expect(whole.body.scraped_content?.text).toBe('Deep page\nDeep text.');
   });
 
   it('a 6 MB page fails (v1 reads at most 5 MB)', async () => {

@@ -1,4 +1,5 @@
 import { JSDOM, VirtualConsole } from 'jsdom';
+import { capNesting } from '@gleaner/html-extract';
 import xpath from 'xpath';
 
 export class SelectorError extends Error {
@@ -86,7 +87,9 @@ export type SelectPhase = 'parsing' | 'selecting';
  */
 export function selectElements(html: string, url: string, selector?: string, onPhase: (phase: SelectPhase) => void = () => {}): { html: string; text: string; matches: number } {
   onPhase('parsing');
-  const dom = new JSDOM(html, { url, virtualConsole: new VirtualConsole() });
+  // Nesting past MAX_DEPTH is flattened first, as for the current scraper: jsdom spends ~25 s on
+  // 20,000 nested <div> and then overflows its stack. Pages below the cap are parsed unchanged.
+  const dom = new JSDOM(capNesting(html), { url, virtualConsole: new VirtualConsole() });
   const { document } = dom.window;
   onPhase('selecting');
   try {
