@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createLogger } from '@gleaner/platform';
+import { createLogger, newRequestId } from '@gleaner/platform';
 import { loadScraperWorkerConfig, startScraperWorker, type RunningService } from '@gleaner/scraper-worker';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
@@ -15,16 +15,23 @@ let h: GatewayHarness;
 let worker: RunningService;
 let site: Awaited<ReturnType<typeof startPageServer>>;
 let account: TestAccount;
+/** Short, so that a pathological selector fails fast; ordinary ones take well under 1 s. */
+const SELECTOR_BUDGET_MS = 3000;
+/** 1,500 blocks: `//*[count(//*) > 0]` counts every element once per element, about 17 s here. */
+const blocks = (n: number) => '<div><p>x</p></div>'.repeat(n);
 
 beforeAll(async () => {
   site = await startPageServer({
     '/wiki': (_q, s) => s.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(wiki.source),
     '/small': html('<h1 id="t">Title here</h1><ul><li class="i">One</li><li class="i">Two</li><li class="i">Three</li></ul><a href="/x" title="go">Go</a>', '<title>Small</title>'),
     '/forbidden': (_q, s) => s.writeHead(403, { 'content-type': 'text/html' }).end('<p>no</p>'),
+    '/deep': html(`<h1>Deep page</h1>${'<div>'.repeat(400_000)}<p>Deep text.</p>${'</div>'.repeat(400_000)}`),
+    '/blocks': html(`<h1>Blocks</h1>${blocks(1500)}`),
+    '/dense': html(`<h1>Dense</h1>${'<div class="c"><span>x</span><a href="/p">l</a></div>'.repeat(30_000)}`),
     '/big': (_q, s) => s.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${'<p>filler paragraph</p>'.repeat(300_000)}</body></html>`),
   });
   h = await GatewayHarness.start(prefix);
-  worker = await startScraperWorker(loadScraperWorkerConfig(serviceEnv(prefix)), createLogger('v1-test', 'error'));
+  worker = await startScraperWorker(loadScraperWorkerConfig(serviceEnv(prefix, { SCRAPER_V1_SELECTOR_BUDGET_MS: String(SELECTOR_BUDGET_MS) })), createLogger('v1-test', 'error'));
   account = await h.account('v1-user');
   await h.stores.accounts.setRateLimit(account.accountId, 10_000);
 });
@@ -64,6 +71,35 @@ describe('selectors', () => {
     expect(counted.body.scraped_content.text).toBe('Two');
   });
 
+  it('XPath matching many elements (outer HTML joined by newlines) and none', async () => {
+    const many = await submit({ url: `${site.url}/small`, selector: '//li', use_llm: false });
+    expect(many.status).toBe(200);
+    expect(many.body.scraped_content).toEqual({ html: '<li class="i">One</li>\n<li class="i">Two</li>\n<li class="i">Three</li>', text: 'One\nTwo\nThree' });
+    const none = await submit({ url: `${site.url}/small`, selector: '//table', use_llm: false });
+    expect(none.status).toBe(200);
+    expect(none.body.scraped_content).toEqual({ html: '', text: '' });
+  });
+
+  it('evaluates XPath 1.0 that jsdom cannot: local-name() and name tests on HTML', async () => {
+    const title = await submit({ url: `${site.url}/small`, selector: "//*[local-name()='title']", use_llm: false });
+    expect(title.status).toBe(200);
+    expect(title.body.scraped_content).toEqual({ html: '<title>Small</title>', text: 'Small' });
+    const upper = await submit({ url: `${site.url}/small`, selector: '//H1', use_llm: false });
+    expect(upper.body.scraped_content.text).toBe('Title here');
+  });
+
+  it('a pathological selector fails with 400 inside its budget, and the worker keeps serving', async () => {
+    const started = Date.now();
+    const slow = await submit({ url: `${site.url}/blocks`, selector: '//*[count(//*) > 0]', use_llm: false });
+    const elapsed = Date.now() - started;
+    expect(slow.status).toBe(400);
+    expect(slow.body).toMatchObject({ error: 'selector evaluation exceeded its 3 s budget', status_code: 400 });
+    // Unbounded, this selector runs ~17 s; the budget (3 s) plus fetch and parse is far less.
+    expect(elapsed).toBeLessThan(12_000);
+    const next = await submit({ url: `${site.url}/blocks`, selector: '//h1', use_llm: false });
+    expect([next.status, next.body.scraped_content?.text]).toEqual([200, 'Blocks']);
+  });
+
   it('no selector means the whole page', async () => {
     const res = await submit({ url: `${site.url}/small`, use_llm: false });
     expect(res.body.scraped_content.html).toContain('<h1 id="t">');
@@ -77,7 +113,14 @@ describe('selectors', () => {
     expect(css.body.error).toMatch(/CSS/);
     const xpath = await submit({ url: `${site.url}/small`, selector: '//li[', use_llm: false });
     expect(xpath.status).toBe(400);
-    expect(xpath.body.error).toMatch(/XPath/);
+    expect(xpath.body).toEqual({ error: 'invalid XPath selector: syntax error (not an XPath 1.0 expression)', status_code: 400 });
+    for (const selector of ['//div[', '//p[@id=', '///', '(//a']) {
+      const res = await submit({ url: `${site.url}/small`, selector, use_llm: false });
+      expect([selector, res.status, res.body.error]).toEqual([selector, 400, expect.stringMatching(/^invalid XPath selector: \S/)]);
+    }
+    // Functions are looked up when called: this one fails in the worker, on the page's <li>.
+    const unknownFunction = await submit({ url: `${site.url}/small`, selector: '//li[shout()]', use_llm: false });
+    expect(unknownFunction.body).toMatchObject({ error: 'unsupported XPath expression: Unknown function shout', status_code: 400 });
   });
 });
 
@@ -89,6 +132,16 @@ describe('targets', () => {
     const missing = await submit({ url: `${site.url}/nope`, use_llm: false });
     expect(missing.status).toBe(404);
     expect(missing.body.status_code).toBe(404);
+  });
+
+  it('a 400,000-deep page (4.4 MB) is read within the window, not a stack overflow after 25 s', async () => {
+    const started = Date.now();
+    const res = await submit({ url: `${site.url}/deep`, selector: 'h1', use_llm: false });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect([res.status, res.body.scraped_content]).toEqual([200, { html: '<h1>Deep page</h1>', text: 'Deep page' }]);
+    // Past 128 levels the tags are flattened (as for the current scraper): the text stays.
+    const whole = await submit({ url: `${site.url}/deep`, use_llm: false });
+    expect(whole.body.scraped_content?.text).toBe('Deep page\nDeep text.');
   });
 
   it('a 6 MB page fails (v1 reads at most 5 MB)', async () => {
@@ -110,8 +163,16 @@ describe('status and credits', () => {
     const fourth = await request(h.url).get(`/v1/llm-web-scrapper/${id}`).set('x-api-key', account.apiKey);
     expect(fourth.status).toBe(429);
     expect(fourth.body.status_code).toBe(429);
-    const unknown = await request(h.url).get('/v1/llm-web-scrapper/0190a000-0000-7000-8000-000000000000').set('x-api-key', account.apiKey);
-    expect(unknown.status).toBe(404);
+    const unknown = await request(h.url).get(`/v1/llm-web-scrapper/${newRequestId()}`).set('x-api-key', account.apiKey);
+    expect([unknown.status, unknown.body]).toEqual([404, { error: 'Request ID not found', status_code: 404 }]);
+  });
+
+  it('an id older than 24 hours answers 404 (expired)', async () => {
+    // A UUIDv7 minted 25 hours ago: its time says it is past the 24-hour lifetime.
+    const hex = (Date.now() - 25 * 3600 * 1000).toString(16).padStart(12, '0');
+    const oldId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+    const expired = await request(h.url).get(`/v1/llm-web-scrapper/${oldId}`).set('x-api-key', account.apiKey);
+    expect([expired.status, expired.body]).toEqual([404, { error: 'Request ID expired (ids live 24 hours)', status_code: 404 }]);
   });
 
   it('one credit per submit, status reads free, readable at /account/usage', async () => {
@@ -121,5 +182,44 @@ describe('status and credits', () => {
     const after = (await request(h.url).get('/account/usage').set('x-api-key', account.apiKey)).body;
     expect(after.credits_used).toBe(before + 1);
     expect(after.requests['scrape-v1']).toBeGreaterThan(0);
+  });
+});
+
+describe('phases a caller can see', () => {
+  // A prefix of its own: a gateway with a short window and, at first, no worker at all.
+  const quietPrefix = testPrefix('v1-quiet');
+  let quick: GatewayHarness;
+  let patient: GatewayHarness;
+  let quietWorker: RunningService | undefined;
+  let user: TestAccount;
+
+  beforeAll(async () => {
+    quick = await GatewayHarness.start(quietPrefix, { SYNC_WINDOW_MS: '300' });
+    patient = await GatewayHarness.start(quietPrefix);
+    user = await quick.account('v1-quiet');
+  });
+
+  afterAll(async () => {
+    await quietWorker?.stop();
+    await quick?.stop();
+    await patient?.stop();
+    await deleteKeysWithPrefix(quietPrefix);
+  });
+
+  it('a request no worker has picked up yet is pending', async () => {
+    const res = await request(quick.url).post('/v1/llm-web-scrapper').set('x-api-key', user.apiKey).send({ url: `${site.url}/small`, use_llm: false });
+    expect([res.status, res.body.status]).toEqual([202, 'processing']);
+    const status = await request(quick.url).get(`/v1/llm-web-scrapper/${res.body.request_id}`).set('x-api-key', user.apiKey);
+    expect([status.status, status.body]).toEqual([200, { request_id: res.body.request_id, status: 'pending' }]);
+  });
+
+  it('a parse over its budget is a processing failure (500), not the selector\'s fault', async () => {
+    // 100 ms to parse a 1.5 MB page (about a second here): the parse overruns before `h1` runs.
+    quietWorker = await startScraperWorker(
+      loadScraperWorkerConfig(serviceEnv(quietPrefix, { SCRAPER_EXTRACT_BUDGET_MS: '100', SCRAPER_V1_SELECTOR_BUDGET_MS: '60000' })),
+      createLogger('v1-quiet', 'error'),
+    );
+    const res = await request(patient.url).post('/v1/llm-web-scrapper').set('x-api-key', user.apiKey).send({ url: `${site.url}/dense`, selector: 'h1', use_llm: false });
+    expect([res.status, res.body.error, res.body.status_code]).toEqual([500, 'parsing the page exceeded its 0.1 s budget', 500]);
   });
 });

@@ -90,7 +90,7 @@ export function extractPage(html: string, url: string, options: ExtractOptions =
   const meta = buildMeta(metaSources, baseUrl, content.readability?.meta ?? null, firstParagraph(content.text));
   let markdown: string | undefined;
   if (options.markdown) {
-    markdown = renderMarkdown(content.root, { baseUrl, documentUrl: pageUrl });
+    markdown = renderMarkdown(content.root, { baseUrl });
     check('markdown');
   }
   return { title: meta.title, text: content.text, ...(markdown !== undefined ? { markdown } : {}), meta, links, images, contentSource: content.source };

@@ -8,7 +8,7 @@ const ELEMENT = 1;
 const TEXT = 3;
 /**
  * Past this depth a subtree is written as its text. extractPage's parse caps depth well below
- * (parse-document MAX_DEPTH), but renderMarkdown also takes subtrees parsed elsewhere, and the
+ * (cap-nesting MAX_DEPTH), but renderMarkdown also takes subtrees parsed elsewhere, and the
  * walk recurses.
  */
 const MAX_DEPTH = 500;

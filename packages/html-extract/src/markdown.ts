@@ -27,15 +27,15 @@ function plainBase(baseUrl: string): { origin: string; directory: string } | nul
 }
 
 /**
- * How link and image addresses are resolved: against `baseUrl`, except what is no address to
- * resolve (`data:`, `mailto:`…) and, as Readability does, same-page fragments (`#notes`) unless
- * a `<base href>` points elsewhere.
+ * How link and image addresses are resolved: against `baseUrl` (the page URL, or its `<base
+ * href>`), except what is no address to resolve (`data:`, `mailto:`…). Same-page fragments
+ * (`#cite_note-1`) are resolved too, as a browser does: the markdown is read away from the page,
+ * where a bare `#…` leads nowhere.
  */
-function addressResolver(baseUrl: string, documentUrl: string): (value: string) => string {
-  const fragmentsStay = baseUrl.split('#')[0] === documentUrl.split('#')[0];
+function addressResolver(baseUrl: string): (value: string) => string {
   const base = plainBase(baseUrl);
   return (value) => {
-    if ((fragmentsStay && value.startsWith('#')) || KEPT_AS_WRITTEN.test(value)) return value;
+    if (KEPT_AS_WRITTEN.test(value)) return value;
     if (!DOT_SEGMENT.test(value)) {
       if (CANONICAL_URL.test(value)) return value;
       if (base && PLAIN_RELATIVE.test(value)) return (value.startsWith('/') ? base.origin : base.directory) + value;
@@ -44,27 +44,9 @@ function addressResolver(baseUrl: string, documentUrl: string): (value: string) 
   };
 }
 
-/**
- * Makes links and images of an extracted subtree absolute (Readability leaves them as written
- * when the DOM has no URL), so readers outside the page can follow them. renderMarkdown resolves
- * the addresses it writes by itself; this is for callers that keep the subtree.
- */
-export function absolutizeUrls(root: Element, baseUrl: string, documentUrl = baseUrl): void {
-  const resolve = addressResolver(baseUrl, documentUrl);
-  for (const el of Array.from(root.querySelectorAll('a[href], img[src], source[src], video[src], audio[src], video[poster]'))) {
-    for (const attr of ['href', 'src', 'poster']) {
-      const value = el.getAttribute(attr)?.trim();
-      const resolved = value && resolve(value);
-      if (resolved && resolved !== value) el.setAttribute(attr, resolved);
-    }
-  }
-}
-
 export interface MarkdownOptions {
   /** Links and images are written absolute, resolved against this URL (the subtree is not changed). */
   baseUrl?: string;
-  /** The page's own URL, when `baseUrl` comes from a `<base href>`: decides about `#fragment` links. */
-  documentUrl?: string;
 }
 
 /**
@@ -73,6 +55,6 @@ export interface MarkdownOptions {
  * re-parses the HTML and whose cost grows faster than the input (bench/html-extract.ts).
  */
 export function renderMarkdown(root: Element, options: MarkdownOptions = {}): string {
-  const resolve = options.baseUrl ? addressResolver(options.baseUrl, options.documentUrl ?? options.baseUrl) : undefined;
+  const resolve = options.baseUrl ? addressResolver(options.baseUrl) : undefined;
   return domToMarkdown(root, resolve);
 }

@@ -2,16 +2,9 @@ import { expect, it } from '@jest/globals';
 import { extractPage } from '../src/index.js';
 import { CORPUS_PAGE_URL, htmlToText, realSitePages } from '../../../tests/support/web-corpus.js';
 import { wordF1 } from '../../../tests/support/word-f1.js';
+import { linkAndImageProblems, scriptOrStyleLeaks } from '../../../tests/support/extraction-checks.js';
 
 const norm = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
-
-/** Script and style bodies of a page long enough to be recognisable (JSON-LD is metadata, not script). */
-function scriptAndStyleTexts(html: string): string[] {
-  return [...html.matchAll(/<(script|style)\b([^>]*)>([\s\S]*?)<\/\1\s*>/gi)]
-    .filter((m) => !/ld\+json/i.test(m[2]))
-    .map((m) => norm(m[3]))
-    .filter((t) => t.length > 40);
-}
 
 /**
  * Every real-site page of the developer corpus: titles as Readability's metadata reports them,
@@ -31,26 +24,8 @@ it('extracts the corpus pages with the required quality', () => {
     f1Sum += f1;
     if (f1 < 0.9) weak.push(`${page.folder} ${f1.toFixed(3)}`);
 
-    const text = norm(out.text);
-    // Link and image addresses are not text: a script may well mention the same URL.
-    const markdown = norm(out.markdown?.replace(/\]\([^)]*\)/g, ']()'));
-    // Scripts often carry the article itself as JSON state: a probe that is also visible page text is no leak.
-    let visible: string | undefined;
-    const isVisible = (probe: string) => (visible ??= norm(htmlToText(page.source.replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')))).includes(probe);
-    for (const code of scriptAndStyleTexts(page.source)) {
-      // Probe the start, the middle and the end of each script or style body.
-      const middle = Math.floor(code.length / 2);
-      for (const probe of [code.slice(0, 40), code.slice(middle, middle + 40), code.slice(-40)]) {
-        if ((text.includes(probe) || markdown.includes(probe)) && !isVisible(probe)) leaks.push(`${page.folder}: ${probe}`);
-      }
-    }
-    for (const link of out.links) {
-      expect(['internal', 'external', 'mailto', 'tel']).toContain(link.type);
-      if (link.type === 'internal' || link.type === 'external') expect(link.url).toMatch(/^https?:\/\/[^/]/);
-      if (link.type === 'mailto') expect(link.url).toMatch(/^mailto:/i);
-      if (link.type === 'tel') expect(link.url).toMatch(/^tel:/i);
-    }
-    for (const image of out.images) expect(image.url).toMatch(/^(https?:\/\/[^/]|data:image\/)/);
+    leaks.push(...scriptOrStyleLeaks(page.source, out).map((probe) => `${page.folder}: ${probe}`));
+    expect(linkAndImageProblems(out.links, out.images).map((problem) => `${page.folder}: ${problem}`)).toEqual([]);
     expect(out.markdown!.trim().length).toBeGreaterThan(0);
     expect(out.text.trim().length).toBeGreaterThan(0);
   }

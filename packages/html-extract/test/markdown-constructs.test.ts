@@ -89,9 +89,9 @@ describe('markdown inline', () => {
     }
   });
 
-  it('keeps fragment and mailto links, drops javascript: links, empty links and data: images', () => {
+  it('resolves fragment links, keeps mailto links, drops javascript: links, empty links and data: images', () => {
     const out = md('<p><a href="#notes">notes</a> <a href="javascript:void(0)">js</a> <a href="mailto:a@b.c">mail</a> <a href="/x"></a><img src="data:image/png;base64,AA" alt="d">end</p>');
-    expect(out).toBe('[notes](#notes) js [mail](mailto:a@b.c) end');
+    expect(out).toBe('[notes](https://example.com/dir/page.html#notes) js [mail](mailto:a@b.c) end');
   });
 
   it('puts an image inside its link, and a link around blocks on each of them', () => {

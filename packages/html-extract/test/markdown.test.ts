@@ -28,10 +28,27 @@ describe('markdown', () => {
   it.each(['base-url', 'base-url-base-element', 'base-url-base-element-relative'])('resolves every link and image of the %s fixture as Readability does', (folder) => {
     const dir = path.join(WEB_CORPUS, folder);
     const out = extractPage(fs.readFileSync(path.join(dir, 'source.html'), 'utf8'), CORPUS_PAGE_URL, { markdown: true });
-    const expectedUrls = [...fs.readFileSync(path.join(dir, 'expected.html'), 'utf8').matchAll(/\s(?:href|src)="([^"]+)"/g)].map((m) => m[1]);
+    // Readability keeps a same-page `#fragment` as written; our markdown resolves it against the
+    // page (issue 3: absolute URLs), as it does every other reference.
+    const expectedUrls = [...fs.readFileSync(path.join(dir, 'expected.html'), 'utf8').matchAll(/\s(?:href|src)="([^"]+)"/g)].map((m) =>
+      m[1].startsWith('#') ? new URL(m[1], CORPUS_PAGE_URL).href : m[1],
+    );
     expect(expectedUrls.length).toBeGreaterThan(5);
     const markdownUrls = [...out.markdown!.matchAll(/\]\(([^)\s]+)/g)].map((m) => m[1]);
     expect(markdownUrls).toEqual(expectedUrls);
+  });
+
+  it('writes same-page fragment links absolute, against the page or its <base href>', () => {
+    const body = `<article>${article(4)}<p>A claim.<sup><a href="#cite_note-1">[1]</a></sup></p><ol><li id="cite_note-1">A source.</li></ol></article>`;
+    const plain = extractPage(page(body), 'https://en.example.org/wiki/Topic#History', { markdown: true });
+    expect(plain.markdown).toContain('[\\[1\\]](https://en.example.org/wiki/Topic#cite_note-1)');
+    expect(plain.markdown).not.toMatch(/\]\(#/);
+    // Fragments resolve against the document's base URL, as in a browser.
+    const based = extractPage(page(body, '<base href="https://mirror.example.net/topic.html">'), 'https://en.example.org/wiki/Topic', { markdown: true });
+    expect(based.markdown).toContain('(https://mirror.example.net/topic.html#cite_note-1)');
+    // links[] lists other documents only: a same-page fragment is no link to follow.
+    expect(plain.links.map((l) => l.url)).not.toContain('https://en.example.org/wiki/Topic#cite_note-1');
+    for (const link of plain.links) expect(link.url).toMatch(/^https?:\/\/[^/]/);
   });
 
   it('is absent unless asked for', () => {

@@ -61,10 +61,29 @@ export class ThreadPool {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
-  run<I, O>(input: I, timeoutMs: number, onProgress?: (p: unknown) => void): Promise<O> {
+  /**
+   * Runs `input` on a free thread. `signal` lets the caller stop the task early (its own phase
+   * budgets, say): a queued task is dropped, a running one's thread is terminated and replaced;
+   * either way the promise rejects with the signal's reason.
+   */
+  run<I, O>(input: I, timeoutMs: number, onProgress?: (p: unknown) => void, signal?: AbortSignal): Promise<O> {
     if (this.closed) return Promise.reject(new Error('thread pool is closed'));
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, input, timeoutMs, onProgress, resolve: resolve as (v: unknown) => void, reject });
+      const task: PendingTask = { id: this.nextId++, input, timeoutMs, onProgress, resolve: resolve as (v: unknown) => void, reject };
+      if (signal) {
+        const abort = () => this.cancel(task, signal.reason);
+        signal.addEventListener('abort', abort, { once: true });
+        task.resolve = (v) => {
+          signal.removeEventListener('abort', abort);
+          resolve(v as O);
+        };
+        task.reject = (e) => {
+          signal.removeEventListener('abort', abort);
+          reject(e);
+        };
+      }
+      this.queue.push(task);
       this.dispatch();
     });
   }
@@ -73,6 +92,17 @@ export class ThreadPool {
     this.closed = true;
     for (const task of this.queue.splice(0)) task.reject(new Error('thread pool is closed'));
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+
+  private cancel(task: PendingTask, reason: unknown): void {
+    const queued = this.queue.indexOf(task);
+    if (queued !== -1) {
+      this.queue.splice(queued, 1);
+      task.reject(reason instanceof Error ? reason : new Error(String(reason)));
+      return;
+    }
+    const slot = this.slots.find((s) => s.busy === task);
+    if (slot) this.replace(slot, reason instanceof Error ? reason : new Error(String(reason)));
   }
 
   private spawn(): Slot {

@@ -26,3 +26,28 @@ it('terminates a task over its budget and keeps serving with a fresh thread', as
   expect(Date.now() - started).toBeLessThan(3_000);
   expect(await pool.run({ op: 'double', n: 2 }, 5_000)).toBe(4);
 });
+
+it('stops a running task when its signal aborts, with the signal reason, and keeps serving', async () => {
+  const controller = new AbortController();
+  const reason = new Error('phase budget spent');
+  setTimeout(() => controller.abort(reason), 200);
+  const started = Date.now();
+  // The pool's own budget (60 s) is not what ends this spin: the signal is.
+  const err = await pool.run({ op: 'spin', n: 0 }, 60_000, undefined, controller.signal).catch((e: unknown) => e);
+  expect(err).toBe(reason);
+  expect(Date.now() - started).toBeLessThan(3_000);
+  expect(await pool.run({ op: 'double', n: 3 }, 5_000)).toBe(6);
+});
+
+it('drops a queued task whose signal aborts, and refuses one already aborted', async () => {
+  const busy = new AbortController();
+  const running = pool.run({ op: 'spin', n: 0 }, 60_000, undefined, busy.signal).catch((e: unknown) => e);
+  const queued = new AbortController();
+  const waiting = pool.run({ op: 'double', n: 5 }, 5_000, undefined, queued.signal).catch((e: unknown) => e);
+  queued.abort(new Error('no longer wanted'));
+  expect(await waiting).toEqual(new Error('no longer wanted'));
+  busy.abort(new Error('stop spinning'));
+  expect(await running).toEqual(new Error('stop spinning'));
+  await expect(pool.run({ op: 'double', n: 1 }, 5_000, undefined, AbortSignal.abort(new Error('too late')))).rejects.toThrow('too late');
+  expect(await pool.run({ op: 'double', n: 4 }, 5_000)).toBe(8);
+});

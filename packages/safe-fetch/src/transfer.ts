@@ -87,7 +87,13 @@ export async function transfer(url: string, options: TransferOptions, spec: Tran
   parseHttpUrl(url);
   const maxBytes = options.maxBytes ?? spec.defaultMaxBytes;
   const connectMs = options.connectTimeoutMs ?? 10_000;
+  const totalMs = options.totalTimeoutMs ?? spec.defaultTotalTimeoutMs;
+  // got's `timeout.request` restarts with every redirect hop, so it cannot bound the transfer;
+  // one abort signal covers every hop and the body. Its timer is armed once got.stream has
+  // returned: building the agents may throw, and a timer left behind would hold the process.
+  const deadline = new AbortController();
   const stream = got.stream(url, {
+    signal: deadline.signal,
     agent: guardedAgents({ allowPrivateNetworks: options.allowPrivateNetworks ?? false, allowList: options.allowList, denyList: options.denyList }),
     enableUnixSockets: false,
     retry: { limit: 0 },
@@ -100,7 +106,6 @@ export async function transfer(url: string, options: TransferOptions, spec: Tran
       connect: connectMs,
       secureConnect: connectMs,
       response: options.responseTimeoutMs ?? 15_000,
-      request: options.totalTimeoutMs ?? spec.defaultTotalTimeoutMs,
     },
     headers: {
       'user-agent': options.userAgent ?? DEFAULT_USER_AGENT,
@@ -111,6 +116,7 @@ export async function transfer(url: string, options: TransferOptions, spec: Tran
   // Errors reach us through the promise below and the body iterator; this keeps a late one
   // (after we stopped listening) from becoming an unhandled 'error' event.
   stream.on('error', () => undefined);
+  const deadlineTimer = setTimeout(() => deadline.abort(), totalMs);
 
   try {
     const response = await new Promise<Response>((resolve, reject) => {
@@ -133,8 +139,11 @@ export async function transfer(url: string, options: TransferOptions, spec: Tran
     if (refusal) throw refusal;
     return { finalUrl: response.url, statusCode, headers, body, redirects: response.redirectUrls.map((u) => u.toString()) };
   } catch (err) {
+    // Our own refusals (a status already read, too_large) stand even if the deadline passed since.
+    if (!(err instanceof FetchError) && deadline.signal.aborted) throw new FetchError('timeout', `timed out after ${totalMs} ms waiting for the whole response`, undefined, { cause: err });
     throw toFetchError(err);
   } finally {
+    clearTimeout(deadlineTimer);
     stream.destroy();
   }
 }

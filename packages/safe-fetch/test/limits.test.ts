@@ -34,6 +34,12 @@ beforeAll(async () => {
       const left = Number(new URL(q.url!, 'http://x').searchParams.get('left'));
       s.writeHead(302, { location: left > 0 ? `/hop?left=${left - 1}` : '/landing' }).end();
     },
+    // Each hop answers after 700 ms: well inside any per-request timeout, but five of them
+    // (3.5 s) overrun a 2 s budget for the whole transfer.
+    '/slow-hop': (q, s) => {
+      const left = Number(new URL(q.url!, 'http://x').searchParams.get('left'));
+      setTimeout(() => s.writeHead(302, { location: left > 0 ? `/slow-hop?left=${left - 1}` : '/landing' }).end(), 700).unref();
+    },
     '/landing': (_q, s) => s.writeHead(200, { 'content-type': 'text/html' }).end('<p>arrived</p>'),
     '/slow-headers': (_q, s) => void setTimeout(() => s.writeHead(200, { 'content-type': 'text/html' }).end('late'), 3000).unref(),
     '/slow-body': (_q, s) => {
@@ -128,5 +134,22 @@ describe('timeouts', () => {
     expect(err.message).toBe('timed out after 600 ms waiting for the whole response');
     expect(elapsed).toBeGreaterThanOrEqual(580);
     expect(elapsed).toBeLessThan(1400);
+  });
+
+  it('holds one total deadline across slow redirect hops (it does not restart per hop)', async () => {
+    const started = Date.now();
+    const err = await failure(fetchPage(`${main.url}/slow-hop?left=4`, { ...open, totalTimeoutMs: 2000 }));
+    const elapsed = Date.now() - started;
+    expect([err.kind, err.transient]).toEqual(['timeout', true]);
+    expect(err.message).toBe('timed out after 2000 ms waiting for the whole response');
+    expect(elapsed).toBeGreaterThanOrEqual(1980);
+    // The hops alone take 3.5 s: a deadline that restarted per hop would succeed after that.
+    expect(elapsed).toBeLessThan(3000);
+  });
+
+  it('lets the same slow redirect chain finish when the total budget allows it', async () => {
+    const page = await fetchPage(`${main.url}/slow-hop?left=1`, { ...open, totalTimeoutMs: 5000 });
+    expect(page.body).toBe('<p>arrived</p>');
+    expect(page.redirects).toHaveLength(2);
   });
 });

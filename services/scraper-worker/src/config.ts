@@ -7,6 +7,11 @@ export interface ScraperWorkerConfig extends CommonConfig {
   SCRAPER_EXTRACT_THREADS: number;
   /** Time budget of one page extraction inside its thread. */
   SCRAPER_EXTRACT_BUDGET_MS: number;
+  /**
+   * v1: time budget of the selector alone, after the page is parsed. Shorter than the 20 s
+   * window, so a pathological selector answers 400 while the caller still waits.
+   */
+  SCRAPER_V1_SELECTOR_BUDGET_MS: number;
   ANTHROPIC_BASE_URL?: string;
   /** Time for one LLM extraction as a whole: attempts, retry waits and the repair round. */
   LLM_DEADLINE_MS: number;
@@ -20,6 +25,7 @@ export const scraperWorkerEnvSchema = Joi.object({
   SCRAPER_CONCURRENCY: Joi.number().integer().min(1).max(256).default(8),
   SCRAPER_EXTRACT_THREADS: Joi.number().integer().min(1).max(64).default(2),
   SCRAPER_EXTRACT_BUDGET_MS: Joi.number().integer().min(100).default(30_000),
+  SCRAPER_V1_SELECTOR_BUDGET_MS: Joi.number().integer().min(100).default(10_000),
   ANTHROPIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   LLM_DEADLINE_MS: Joi.number().integer().min(1_000).default(120_000),
   LLM_INPUT_TOKEN_BUDGET: Joi.number().integer().min(1_000).default(30_000),

@@ -5,9 +5,9 @@ import { selectElements } from './select-elements.js';
 /** Tasks run inside the extraction threads (jsdom parsing is synchronous and CPU bound). */
 export type ExtractTask =
   | { task: 'page'; html: string; url: string; markdown: boolean; budgetMs: number }
-  | { task: 'select'; html: string; url: string; selector?: string; budgetMs: number };
+  | { task: 'select'; html: string; url: string; selector?: string };
 
-serveThreadTasks(async (input: ExtractTask) => {
+serveThreadTasks(async (input: ExtractTask, reportProgress) => {
   if (input.task === 'page') return extractPage(input.html, input.url, { markdown: input.markdown, timeBudgetMs: input.budgetMs });
-  return selectElements(input.html, input.url, input.selector);
+  return selectElements(input.html, input.url, input.selector, reportProgress);
 });

@@ -38,10 +38,15 @@ interface ScrapeBody {
   schema?: Record<string, unknown>;
 }
 
+/** SPEC: with `use_cache: true` every field other than url is ignored, so none of them is checked. */
+const cacheLookupSchema = Joi.object({ url: Joi.string().required(), use_cache: Joi.boolean().strict() }).unknown(true);
+
 function validateShape(body: unknown): ScrapeBody {
-  const { error, value } = scrapeBodySchema.validate(body, { abortEarly: true, convert: false });
+  const isCacheLookup = (body as { use_cache?: unknown }).use_cache === true;
+  const schema = isCacheLookup ? cacheLookupSchema : scrapeBodySchema;
+  const { error, value } = schema.validate(body, { abortEarly: true, convert: false });
   if (error) throw new ApiError('E001', error.details[0].message.replace(/"/g, "'"));
-  return value as ScrapeBody;
+  return isCacheLookup ? { url: (value as ScrapeBody).url, use_cache: true } : (value as ScrapeBody);
 }
 
 /** A schema the worker could not use fails here, before a job is queued or a token spent. */

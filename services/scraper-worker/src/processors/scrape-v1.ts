@@ -13,15 +13,49 @@ import { runLlm } from './llm.js';
 /** SPEC: v1 reads pages up to 5 MB and does not run JavaScript. */
 export const SCRAPE_V1_MAX_BYTES = 5 * 1024 * 1024;
 
-async function inThread<T>(deps: ScrapeProcessorDeps, task: ExtractTask): Promise<T> {
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+function threadFailure(err: unknown): JobFailure {
+  if (err instanceof JobFailure) return err;
+  if (err instanceof TaskTimeoutError) return new JobFailure('500', 'content extraction exceeded its time budget', false);
+  if (err instanceof ThreadTaskError && err.remoteName === 'SelectorError') return new JobFailure('400', err.message, false);
+  return new JobFailure('500', `processing failed: ${(err as Error).message}`, false);
+}
+
+/**
+ * The selector task, with its two phases timed apart (the thread reports each as it enters it):
+ * parsing the page is our work, and overrunning SCRAPER_EXTRACT_BUDGET_MS is a processing
+ * failure (500); the selector is the caller's, and overrunning SCRAPER_V1_SELECTOR_BUDGET_MS is
+ * a bad request (400). Either overrun terminates the thread.
+ */
+async function selectInThread(deps: ScrapeProcessorDeps, task: Extract<ExtractTask, { task: 'select' }>): Promise<{ html: string; text: string }> {
+  const parseMs = deps.config.SCRAPER_EXTRACT_BUDGET_MS;
+  const selectorMs = deps.config.SCRAPER_V1_SELECTOR_BUDGET_MS;
+  const overrun = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (ms: number, failure: JobFailure) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => overrun.abort(failure), ms);
+  };
+  const onProgress = (phase: unknown) => {
+    if (phase === 'parsing') arm(parseMs, new JobFailure('500', `parsing the page exceeded its ${seconds(parseMs)} budget`, false));
+    else if (phase === 'selecting') arm(selectorMs, new JobFailure('400', `selector evaluation exceeded its ${seconds(selectorMs)} budget`, false));
+  };
   try {
-    return await deps.extractPool.run<ExtractTask, T>(task, task.budgetMs + 1_000);
+    // The pool's own budget only backs up the phase timers (a thread that never reports).
+    return await deps.extractPool.run<ExtractTask, { html: string; text: string }>(task, parseMs + selectorMs + 5_000, onProgress, overrun.signal);
   } catch (err) {
-    if (err instanceof TaskTimeoutError) {
-      throw new JobFailure(task.task === 'select' ? '400' : '500', task.task === 'select' ? `selector evaluation exceeded its ${Math.round(task.budgetMs / 1000)} s budget` : 'content extraction exceeded its time budget', false);
-    }
-    if (err instanceof ThreadTaskError && err.remoteName === 'SelectorError') throw new JobFailure('400', err.message, false);
-    throw new JobFailure('500', `processing failed: ${(err as Error).message}`, false);
+    throw threadFailure(err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function extractInThread(deps: ScrapeProcessorDeps, task: Extract<ExtractTask, { task: 'page' }>): Promise<PageExtraction> {
+  try {
+    return await deps.extractPool.run<ExtractTask, PageExtraction>(task, task.budgetMs + 1_000);
+  } catch (err) {
+    throw threadFailure(err);
   }
 }
 
@@ -37,11 +71,11 @@ export function createScrapeV1Processor(deps: ScrapeProcessorDeps) {
         throw v1FetchFailure(err);
       }
       if (!payload.useLlm) {
-        const selected = await inThread<{ html: string; text: string }>(deps, { task: 'select', html: page.body, url: page.finalUrl, selector: payload.selector, budgetMs });
+        const selected = await selectInThread(deps, { task: 'select', html: page.body, url: page.finalUrl, selector: payload.selector });
         const result: ScrapeV1Result = { scraped_content: { html: selected.html, text: selected.text } };
         return { result };
       }
-      const extracted = await inThread<PageExtraction>(deps, { task: 'page', html: page.body, url: page.finalUrl, markdown: true, budgetMs });
+      const extracted = await extractInThread(deps, { task: 'page', html: page.body, url: page.finalUrl, markdown: true, budgetMs });
       const run = await runLlm(
         deps,
         {
