@@ -42,6 +42,19 @@ it('answers 503 E006 / 500-002 with Retry-After while Redis is down, and recover
   expect(parse.headers['retry-after']).toBeTruthy();
   const status = await request(h.url).get('/web-scrapper/01900000-0000-7000-8000-000000000000').set('x-api-key', account.apiKey);
   expect(status.status).toBe(503);
+  // v1, bot and account answer in their own formats, each with Retry-After.
+  const v1 = await request(h.url).post('/v1/llm-web-scrapper').set('x-api-key', account.apiKey).send({ url: 'http://127.0.0.1:9/x', use_llm: false });
+  expect(v1.status).toBe(503);
+  expect(v1.body).toEqual({ error: expect.stringMatching(/\S/), status_code: 503 });
+  expect(v1.headers['retry-after']).toBeTruthy();
+  const bot = await request(h.url).post('/bot-webhook').set('authorization', 'Bearer outage-token').send({ phone_number: '+57 300 123 4567', flow_ns: 'f1' });
+  expect(bot.status).toBe(503);
+  expect(bot.body).toMatchObject({ error: expect.stringMatching(/\S/), request_id: expect.any(String) });
+  expect(bot.headers['retry-after']).toBeTruthy();
+  const usage = await request(h.url).get('/account/usage').set('x-api-key', account.apiKey);
+  expect(usage.status).toBe(503);
+  expect(usage.body.error).toMatch(/^E006: /);
+  expect(usage.headers['retry-after']).toBeTruthy();
   const ready = await request(h.url).get('/readyz');
   expect(ready.status).toBe(503);
 
