@@ -6,6 +6,7 @@ import { recognizeRendered, renderPage } from './page-ocr.js';
 import { layoutPage, type TextBlock } from './page-layout.js';
 import { choosePageReading, documentTraits, fetchPage, type FetchedPage } from './read-page.js';
 import { headingLevels, markdownBlock, plainBlock } from './render-text.js';
+import { PDF_LIMITS } from './stream-budget.js';
 
 /**
  * Pages whose text is requested ahead of the one being laid out. pdf.js parses on this thread
@@ -38,6 +39,9 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
     const inFlight = new Set<Promise<void>>();
     let done = 0;
     const finished = () => opts.onProgress?.(++done, total);
+    // The stream budget counts each stream once; one stream drawn by many pages (or a form drawn
+    // many times) is only seen here, as the text pdf.js actually produced.
+    let textItems = 0;
 
     for (let n = 1; n <= total; n++) {
       if (opts.signal?.aborted) throw aborted();
@@ -50,6 +54,13 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
       }
       const fetched = await fetches.get(n)!;
       fetches.delete(n);
+      textItems += fetched.textItems;
+      if (textItems > PDF_LIMITS.documentTextOperators) {
+        fetched.page.cleanup();
+        throw new DocumentError('400-001', 'The document exceeds a processing limit', [
+          `the PDF exceeds a processing limit: its pages draw more than ${PDF_LIMITS.documentTextOperators.toLocaleString('en-US')} pieces of text (PDF bomb?)`,
+        ]);
+      }
       let result: PageResult;
       try {
         const reading = await choosePageReading(fetched, traits, pdf.pdfjs.OPS);

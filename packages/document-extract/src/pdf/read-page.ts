@@ -33,6 +33,8 @@ export async function documentTraits(pdf: OpenedPdf, bytes: Uint8Array): Promise
 export interface FetchedPage {
   page: PdfPage;
   runs: PageRuns;
+  /** Text items pdf.js produced for the page (what the stream budget counts as text operators). */
+  textItems: number;
 }
 
 /** Loads a page with its text (form values and text boxes included as placed runs). */
@@ -46,7 +48,7 @@ export async function fetchPage(pdf: OpenedPdf, traits: DocumentTraits, pageNumb
   ]);
   const runs = textRuns(pdf.pdfjs.Util, viewport.transform, content.items, (id) => roles.get(id));
   runs.fields.push(...formRuns(viewport.transform, annotations));
-  return { page, runs };
+  return { page, runs, textItems: content.items.length };
 }
 
 /** How a page is read: by OCR (and why), or from its text layer, with a note when that may miss something. */
