@@ -59,13 +59,15 @@ const PARSE_BUDGET_MS = 10 * 60_000;
 // (PARSER_CONCURRENCY=1: one parse thread, one OCR worker while a document needs it).
 async function rssChild(): Promise<void> {
   const { createParsePool } = await import('@gleaner/parser-worker');
-  const pool = createParsePool(1);
+  const { createLazyOcrEngine } = await import('@gleaner/document-extract/ocr');
+  const ocr = createLazyOcrEngine({ workers: 1 });
+  const pool = createParsePool(1, ocr);
   let peak = peakSinceLastMb() ?? 0;
   let worst = { file: '', mb: 0 };
   const unexpected: string[] = [];
   for (const file of manifest.files) {
     const bytes = read(file.path);
-    const task: ParseTask = { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), declaredType: file.type, output: 'markdown' };
+    const task: ParseTask = { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), declaredType: file.type, output: 'markdown', ocrParallelism: ocr.parallelism };
     // Files that must be refused (encrypted ones) are parsed too: refusing is part of the work.
     const failed = await pool.run<ParseTask, ParseTaskResult>(task, PARSE_BUDGET_MS).then(
       () => false,
@@ -77,6 +79,7 @@ async function rssChild(): Promise<void> {
     peak = Math.max(peak, filePeak ?? 0);
   }
   await pool.close();
+  await ocr.close();
   process.stdout.write(JSON.stringify({ files: manifest.files.length, peakRssMb: Math.max(peak, peakRssMb()), worst, unexpected }));
 }
 

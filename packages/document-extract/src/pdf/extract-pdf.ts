@@ -13,8 +13,11 @@ import { PDF_LIMITS } from './stream-budget.js';
  * but waits on asynchronous inflation; overlapping pages fills those waits (~1.3x faster).
  */
 const PREFETCH = 4;
-/** Rendered pages waiting for or in OCR at once: rendering the next page overlaps reading this one. */
-const OCR_IN_FLIGHT = 2;
+/**
+ * Rendered pages waiting for or in OCR at once: one per OCR worker, plus one so that rendering
+ * the next page overlaps reading the others. Each holds its grey raster (8.7 MB for A4).
+ */
+const ocrInFlight = (opts: ExtractOptions) => Math.max(2, (opts.ocr?.parallelism ?? 1) + 1);
 
 type PageResult = { kind: 'text'; blocks: TextBlock[] } | { kind: 'ocr'; reading: Promise<UprightText>; reason: string };
 
@@ -66,7 +69,7 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
         const reading = await choosePageReading(fetched, traits, pdf.pdfjs.OPS);
         if (reading.ocr && opts.ocr) {
           // Rendered while the page is loaded; read while the next pages are.
-          result = { kind: 'ocr', reading: recognizeRendered(await renderPage(fetched.page), opts.ocr), reason: reading.ocr };
+          result = { kind: 'ocr', reading: recognizeRendered(await renderPage(fetched.page), opts.ocr, { upright: reading.upright }), reason: reading.ocr };
         } else {
           if (reading.ocr) notes.push(`page ${n}: needs OCR (${reading.ocr}), which is not available; its text layer was used`);
           else if (reading.note) notes.push(`page ${n}: ${reading.note}`);
@@ -84,7 +87,7 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
       const settled = result.reading.then(finished, () => undefined);
       inFlight.add(settled);
       void settled.then(() => inFlight.delete(settled));
-      while (inFlight.size >= OCR_IN_FLIGHT) await Promise.race(inFlight);
+      while (inFlight.size >= ocrInFlight(opts)) await Promise.race(inFlight);
     }
 
     const texts: Array<TextBlock[] | string> = [];
