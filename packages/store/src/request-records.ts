@@ -40,6 +40,8 @@ export interface RequestRecord<Input = Record<string, unknown>, Result = Record<
   result?: Result;
   error?: RecordError;
   progress?: { pagesDone: number; pagesTotal: number };
+  /** Parse jobs: the document kind found in the bytes, recorded as soon as it is known (so failures show it too). */
+  detectedType?: string;
   webhook?: WebhookDeliveryState;
   usage?: { inputTokens: number; outputTokens: number };
 }
@@ -156,6 +158,10 @@ export class RequestRecordStore {
 
   setProgress(family: Family, id: string, pagesDone: number, pagesTotal: number) {
     return this.update(family, id, (r) => ({ ...r, progress: { pagesDone, pagesTotal } }));
+  }
+
+  setDetectedType(family: Family, id: string, detectedType: string) {
+    return this.update(family, id, (r) => ({ ...r, detectedType }));
   }
 
   /** Counts a status read (v1 allows 3 per id); the counter lives as long as the record. */
