@@ -67,7 +67,7 @@ function assertReadableWordOle(bytes: Buffer): void {
   switch (classifyOle(bytes)) {
     case 'encrypted-word':
     case 'encrypted-ooxml':
-      throw new DocumentError('400-001', 'Password-protected documents are not supported', ['the Word document is encrypted']);
+      throw new DocumentError('400-001', 'Password-protected documents are not supported', ['the Word document is password-protected (encrypted)']);
     case 'word6':
       throw new DocumentError('400-001', 'Unsupported file type', ['Word 6.0/95 documents are not supported; save the file as .docx']);
     case 'other':

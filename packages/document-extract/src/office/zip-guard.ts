@@ -34,7 +34,7 @@ export function assertSafeZip(bytes: Uint8Array): void {
   let total = 0;
   let xml = 0;
   for (const entry of entries) {
-    if (entry.encrypted) throw new DocumentError('400-001', 'Password-protected documents are not supported', [`part ${entry.name} is encrypted`]);
+    if (entry.encrypted) throw new DocumentError('400-001', 'Password-protected documents are not supported', [`the document is password-protected: part ${entry.name} is encrypted`]);
     if (entry.method !== 0 && entry.method !== 8) throw damaged(`part ${entry.name} uses unsupported compression method ${entry.method}`);
     total += entry.uncompressedSize;
     if (total > MAX_TOTAL_UNCOMPRESSED) throw overLimit(`the document expands to more than ${mb(MAX_TOTAL_UNCOMPRESSED)}`);
