@@ -101,15 +101,8 @@ async function parseLocalFile(file: string, markdown: boolean): Promise<void> {
   const fullPath = path.resolve(process.env.INIT_CWD ?? process.cwd(), file);
   const info = await stat(fullPath).catch(() => null);
   if (!info?.isFile()) throw new UsageError(`no such file '${file}'`);
-  const { createOcrEngine, parseDocument } = await import('@gleaner/document-extract');
-  type OcrEngine = Awaited<ReturnType<typeof createOcrEngine>>;
-  let engine: Promise<OcrEngine> | null = null;
-  const lazyOcr: OcrEngine = {
-    recognize: async (image, options) => (await (engine ??= createOcrEngine())).recognize(image, options),
-    close: async () => {
-      if (engine) await (await engine).close();
-    },
-  };
+  const { createLazyOcrEngine, parseDocument } = await import('@gleaner/document-extract');
+  const lazyOcr = createLazyOcrEngine();
   try {
     const result = await parseDocument(await readFile(fullPath), {
       output: markdown ? 'markdown' : 'plain',

@@ -6,10 +6,11 @@ import { createLogger } from '@gleaner/platform';
 import { loadParserWorkerConfig, startParserWorker, type RunningService } from '@gleaner/parser-worker';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
-import { handWrittenPdf } from './support/hand-written-pdf.js';
+import { flateBombPdf, handWrittenPdf } from './support/hand-written-pdf.js';
+import { CONTENT_TYPES, pixelBomb, rawZip, zipBombDocx } from './support/hostile-files.js';
 import { startPageServer } from './support/page-server.js';
 import { REPO_ROOT } from './support/processes.js';
-import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
+import { deleteKeysWithPrefix, replyBufferShrunk, testPrefix, watchReplyBufferShrinking } from './support/redis.js';
 import { wordF1 } from './support/word-f1.js';
 
 /** The document parser end to end: gateway, parse queue, parser-worker threads, files from a local server. */
@@ -26,12 +27,32 @@ const generated = new Map<string, Buffer>([
   ['120-pages.pdf', handWrittenPdf(Array.from({ length: 120 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Page ${p + 1} line ${l + 1}: ${LINE}`)))],
   ['1500-pages.pdf', handWrittenPdf(Array.from({ length: 1500 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Sheet ${p + 1} row ${l + 1}: ${LINE}`)))],
 ]);
+const tracemonkey = fs.readFileSync(path.join(DOCS, 'pdf/tracemonkey.pdf'));
+const tracked = fs.readFileSync(path.join(DOCS, 'docx/nwe-test01-tracked.docx'));
+const ordinaryParagraphs = Array.from({ length: 400_000 }, (_, i) => `<w:p><w:r><w:t>Paragraph ${i}: ${LINE}</w:t></w:r></w:p>`).join('');
+/** Hostile files, served under /hostile/: each must fail cleanly and leave the worker serving. */
+const hostile = new Map<string, Buffer>([
+  ['zip-bomb.docx', zipBombDocx()],
+  // 40 MB of ordinary XML at a normal ratio: before its cap, mammoth ran out of memory (500-001 after 26 s).
+  ['huge-body.docx', rawZip([CONTENT_TYPES, { name: 'word/document.xml', data: Buffer.from(`<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${ordinaryParagraphs}</w:body></w:document>`) }])],
+  ['pixel-bomb.png', pixelBomb()],
+  ['truncated.pdf', tracemonkey.subarray(0, Math.floor(tracemonkey.length / 2))],
+  // 1.2 GB of spaces in a 1.2 MB file: before its cap, COMPLETED after 27 s at 4 GB.
+  ['pdf-bomb.pdf', flateBombPdf('BT /F1 11 Tf 72 700 Td (start) Tj ET\n', ' '.repeat(1 << 20), 1200)],
+  // 50 MB of text operators in ~160 KB: before its cap, 500-001 "Maximum call stack size exceeded" after 42 s.
+  ['operator-bomb.pdf', flateBombPdf('', 'BT /F1 11 Tf 72 700 Td (x) Tj ET\n'.repeat(32_768), 50)],
+  ['damaged.docx', tracked.subarray(0, tracked.length - 200)],
+]);
 
 beforeAll(async () => {
+  // Records of several MB are read here (the 1500-page document): see replyBufferShrunk.
+  watchReplyBufferShrinking();
   files = await startPageServer({}, (req, res) => {
     const rel = decodeURIComponent((req.url ?? '/').slice(1));
     const made = generated.get(rel.replace(/^generated\//, ''));
     if (rel.startsWith('generated/') && made) return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(made);
+    const bad = hostile.get(rel.replace(/^hostile\//, ''));
+    if (rel.startsWith('hostile/') && bad) return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bad);
     if (rel === 'binary.txt') return res.writeHead(200).end(Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)));
     if (rel === 'huge.bin') return res.writeHead(200, { 'content-length': String(60 * 1024 * 1024) }).end();
     const file = path.join(DOCS, rel);
@@ -49,6 +70,7 @@ afterAll(async () => {
   await h?.stop();
   await files?.close();
   await deleteKeysWithPrefix(prefix);
+  await replyBufferShrunk();
 });
 
 const parse = (body: Record<string, unknown>) => request(h.url).post('/documents/parse').set('x-api-key', account.apiKey).send(body);
@@ -78,6 +100,16 @@ describe('documents through the API', () => {
     const res = await parse({ url: `${files.url}/txt/rfc2965.txt`, type: 'txt', output: 'markdown' });
     expect(res.body.data).toMatch(/^#{2,3} /m);
     expect(res.body.data).toContain('\n\n=== Page Break ===\n\n');
+  });
+
+  it('says which decoder read a text file, in the answer and the status record', async () => {
+    const res = await parse({ url: `${files.url}/txt/chardet-iso-8859-1-fr.txt`, type: 'txt' });
+    expect(res.body).toMatchObject({ status: 'COMPLETED', type: 'txt', encoding: 'windows-1252' });
+    expect(res.body.data).toContain('dépend à la fois de la durée');
+    const status = await request(h.url).get(`/documents/status/${res.body.requestId}`).set('x-api-key', account.apiKey);
+    expect(status.body).toMatchObject({ status: 'COMPLETED', encoding: 'windows-1252' });
+    const pdf = await parse({ url: `${files.url}/pdf/pdf20-utf8-test.pdf` });
+    expect(pdf.body).not.toHaveProperty('encoding');
   });
 });
 
@@ -151,8 +183,33 @@ describe('hostile and invalid input', () => {
     expect((await parse({ url: `${files.url}/x.pdf`, webhook: 'not a url' })).body.error).toMatch(/^400-003: /);
   });
 
-  it('the worker keeps serving after hostile input', async () => {
-    const res = await parse({ url: `${files.url}/txt/chardet-utf-8-greek.txt`, type: 'txt' });
-    expect(res.status).toBe(200);
+  it.each([
+    ['zip-bomb.docx', 'docx', /compression ratio above 100:1/],
+    ['huge-body.docx', 'docx', /exceeds a processing limit: the body \(word\/document\.xml\) expands to more than 24 MB/],
+    ['pixel-bomb.png', 'png', /30000x30000 pixels/],
+    ['truncated.pdf', 'pdf', /truncated/],
+    ['pdf-bomb.pdf', 'pdf', /exceeds a processing limit: a stream decodes to more than 32 MB/],
+    ['operator-bomb.pdf', 'pdf', /exceeds a processing limit/],
+  ])('%s fails cleanly with 400-001, fast, and the worker then answers a normal document with 200', async (file, type, detail) => {
+    const started = Date.now();
+    const res = await parse({ url: `${files.url}/hostile/${file}`, type });
+    const seconds = (Date.now() - started) / 1000;
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^400-001: /);
+    expect(res.body.details.join(' ')).toMatch(detail);
+    // Inside the 20 s window (a 400, not a 202): every limit is checked before the heavy work.
+    expect(seconds).toBeLessThan(10);
+    const status = await request(h.url).get(`/documents/status/${res.body.requestId}`).set('x-api-key', account.apiKey);
+    expect(status.body).toMatchObject({ status: 'FAILED', type, error: res.body.error });
+    const normal = await parse({ url: `${files.url}/txt/chardet-utf-8-greek.txt`, type: 'txt' });
+    expect(normal.status).toBe(200);
+    expect(normal.body).toMatchObject({ status: 'COMPLETED', type: 'txt', encoding: 'utf-8' });
+  }, 60_000);
+
+  it('a failed record shows the kind found in the bytes, not the declared type', async () => {
+    const res = await parse({ url: `${files.url}/hostile/damaged.docx`, type: 'pdf' });
+    expect(res.status).toBe(400);
+    const status = await request(h.url).get(`/documents/status/${res.body.requestId}`).set('x-api-key', account.apiKey);
+    expect(status.body).toMatchObject({ status: 'FAILED', type: 'docx', error: expect.stringMatching(/^400-001: /) });
   });
 });

@@ -1,3 +1,25 @@
+import { constants, deflateRawSync } from 'node:zlib';
+
+const PAGE = '/Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >>';
+const HELVETICA = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>';
+
+/** Objects 1.. (index 0 unused) written out with a valid xref table. */
+function assemblePdf(objects: Array<string | Buffer>): Buffer {
+  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n', 'latin1')];
+  let length = parts[0].length;
+  const offsets: number[] = [];
+  for (let id = 1; id < objects.length; id++) {
+    offsets[id] = length;
+    const body = Buffer.concat([Buffer.from(`${id} 0 obj\n`, 'latin1'), Buffer.from(objects[id] as string | Buffer), Buffer.from('\nendobj\n', 'latin1')]);
+    parts.push(body);
+    length += body.length;
+  }
+  let tail = `xref\n0 ${objects.length}\n0000000000 65535 f \n`;
+  for (let id = 1; id < objects.length; id++) tail += `${String(offsets[id]).padStart(10, '0')} 00000 n \n`;
+  tail += `trailer\n<< /Size ${objects.length} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`;
+  return Buffer.concat([...parts, Buffer.from(tail, 'latin1')]);
+}
+
 /**
  * A PDF 1.4 written by hand: one Helvetica text line per entry of each page (US Letter), valid
  * xref. Text PDFs of any length for tests, without a PDF library.
@@ -7,22 +29,70 @@ export function handWrittenPdf(pages: string[][]): Buffer {
   const pageIds = pages.map((_, i) => 4 + i * 2);
   objects[1] = '<< /Type /Catalog /Pages 2 0 R >>';
   objects[2] = `<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages.length} >>`;
-  objects[3] = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>';
+  objects[3] = HELVETICA;
   pages.forEach((lines, i) => {
     const escape = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`);
     const stream = `BT /F1 11 Tf 72 760 Td 14 TL ${lines.map((l) => `(${escape(l)}) Tj T*`).join(' ')} ET`;
-    objects[pageIds[i]] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${pageIds[i] + 1} 0 R >>`;
+    objects[pageIds[i]] = `<< ${PAGE} /Contents ${pageIds[i] + 1} 0 R >>`;
     objects[pageIds[i] + 1] = `<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}\nendstream`;
   });
-  let body = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  for (let id = 1; id < objects.length; id++) {
-    offsets[id] = Buffer.byteLength(body, 'latin1');
-    body += `${id} 0 obj\n${objects[id]}\nendobj\n`;
+  return assemblePdf(objects);
+}
+
+const ADLER_MOD = 65521;
+
+/** Adler-32 (the zlib trailer) of `head` followed by `unit` repeated `times` times, without building it. */
+function adler32(head: Buffer, unit: Buffer, times: number): number {
+  let a = 1;
+  let b = 0;
+  for (const byte of head) {
+    a = (a + byte) % ADLER_MOD;
+    b = (b + a) % ADLER_MOD;
   }
-  const xref = Buffer.byteLength(body, 'latin1');
-  body += `xref\n0 ${objects.length}\n0000000000 65535 f \n`;
-  for (let id = 1; id < objects.length; id++) body += `${String(offsets[id]).padStart(10, '0')} 00000 n \n`;
-  body += `trailer\n<< /Size ${objects.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(body, 'latin1');
+  // One pass over `unit` from state (a, b) adds its byte sum to a, and len*a + sum((len-i)*byte_i) to b.
+  let sum = 0;
+  let weighted = 0;
+  unit.forEach((byte, i) => {
+    sum = (sum + byte) % ADLER_MOD;
+    weighted = (weighted + (unit.length - i) * byte) % ADLER_MOD;
+  });
+  for (let i = 0; i < times; i++) {
+    b = (b + ((unit.length % ADLER_MOD) * a) % ADLER_MOD + weighted) % ADLER_MOD;
+    a = (a + sum) % ADLER_MOD;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+/**
+ * A valid zlib stream of `head` then `unit` repeated `times` times, made in time and memory
+ * proportional to its compressed size: `unit` is deflated once with a full flush (no back
+ * references across it), and that block is repeated. How decompression bombs are built.
+ */
+export function repeatedFlate(head: string, unit: string, times: number): Buffer {
+  const headBytes = Buffer.from(head, 'latin1');
+  const unitBytes = Buffer.from(unit, 'latin1');
+  const first = deflateRawSync(headBytes, { finishFlush: constants.Z_FULL_FLUSH });
+  const block = deflateRawSync(unitBytes, { finishFlush: constants.Z_FULL_FLUSH, level: 9 });
+  const trailer = Buffer.alloc(4);
+  trailer.writeUInt32BE(adler32(headBytes, unitBytes, times));
+  // 78 DA: zlib header, best compression; 03 00: an empty final fixed-Huffman block.
+  return Buffer.concat([Buffer.from([0x78, 0xda]), first, ...Array.from({ length: times }, () => block), Buffer.from([0x03, 0x00]), trailer]);
+}
+
+/**
+ * A PDF whose content stream (FlateDecode) decodes to `head` followed by `unit` repeated `times`
+ * times: a PDF bomb when `times` is large (e.g. a megabyte of spaces 1,200 times, or tens of
+ * megabytes of text operators). With `pages` > 1 every page draws that one stream.
+ */
+export function flateBombPdf(head: string, unit: string, times: number, pages = 1): Buffer {
+  const content = repeatedFlate(head, unit, times);
+  const pageIds = Array.from({ length: pages }, (_, i) => 5 + i);
+  return assemblePdf([
+    '',
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages} >>`,
+    HELVETICA,
+    Buffer.concat([Buffer.from(`<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'), content, Buffer.from('\nendstream', 'latin1')]),
+    ...pageIds.map(() => `<< ${PAGE} /Contents 4 0 R >>`),
+  ]);
 }

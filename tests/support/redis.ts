@@ -1,3 +1,4 @@
+import { createHook, type AsyncHook } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 
@@ -24,4 +25,32 @@ export async function deleteKeysWithPrefix(prefix: string, url = TEST_REDIS_URL)
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * Open handle left by ioredis's reply parser: after reading a value larger than its buffer pool
+ * (a parse record of a few MB), redis-parser starts a module-level 50 ms interval that shrinks the
+ * pool by a tenth at a time and keeps the process alive until it is small again, a few seconds
+ * after the last big read. It cannot be closed from outside, so a test that reads such records
+ * watches for it (from the start, `watchReplyBufferShrinking()`) and waits for it in afterAll
+ * (`replyBufferShrunk()`); otherwise jest reports that it "did not exit".
+ */
+const shrinking = new Set<number>();
+let watching: AsyncHook | null = null;
+
+export function watchReplyBufferShrinking(): void {
+  watching ??= createHook({
+    init(id, type, _trigger, resource) {
+      if (type === 'Timeout' && (resource as { _onTimeout?: { name?: string } })._onTimeout?.name === 'decreaseBufferPool') shrinking.add(id);
+    },
+    destroy(id) {
+      shrinking.delete(id);
+    },
+  }).enable();
+}
+
+export async function replyBufferShrunk(timeoutMs = 20_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; shrinking.size > 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+  watching?.disable();
+  watching = null;
 }

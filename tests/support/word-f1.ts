@@ -1,6 +1,17 @@
-/** Lowercased word tokens (letters and digits of any script). */
+/** The page-break line of the corpus references and of the parser's output. */
+const PAGE_BREAK_LINE = /^=== Page Break ===$/gm;
+
+/**
+ * Lowercased word tokens (letters and digits of any script). Page-break marker lines are not
+ * words of the document: counting them would reward (or punish) pagination in a text measure.
+ */
 export function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return text.replace(PAGE_BREAK_LINE, ' ').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** A document's pages, split at the page-break lines. */
+export function pagesOf(text: string): string[] {
+  return text.split(/\n*^=== Page Break ===$\n*/m);
 }
 
 /** Word-level F1: multiset overlap of tokens, the measure the corpora's READMEs recommend. */

@@ -56,7 +56,7 @@ function oleKind(bytes: Buffer): DocumentKind | null {
   switch (classifyOle(bytes)) {
     case 'encrypted-ooxml':
       throw new DocumentError('400-001', 'Password-protected documents are not supported', [
-        'the file is an encrypted Office package (OLE container holding an EncryptedPackage stream)',
+        'the document is password-protected: an encrypted Office package (OLE container holding an EncryptedPackage stream)',
       ]);
     case 'other':
       return null;

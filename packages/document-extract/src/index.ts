@@ -4,6 +4,6 @@ export { parseDocument, MAX_DOCUMENT_BYTES, type ParseDocumentOptions, type Pars
 export { detectKind, describeUnsupported } from './detect.js';
 export { extractDoc, extractDocx, extractHtml, extractRtf, MAX_TOTAL_UNCOMPRESSED } from './office/index.js';
 export { extractTxt, MAX_LINE_BYTES, MAX_LINES } from './txt/index.js';
-export { createOcrEngine } from './ocr/index.js';
+export { createLazyOcrEngine, createOcrEngine, type OcrEngineOptions, type OcrWorkerEvent } from './ocr/index.js';
 export { DocumentError } from './errors.js';
 export { PAGE_BREAK, type DocumentKind, type ExtractedDocument, type ExtractOptions, type OcrEngine, type OutputFormat } from './types.js';

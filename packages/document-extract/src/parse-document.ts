@@ -10,6 +10,8 @@ export const MAX_DOCUMENT_BYTES = 50 * 1024 * 1024;
 export interface ParseDocumentOptions extends ExtractOptions {
   /** The caller's `type` (pdf, doc, docx, jpg, png, txt, ...): a hint only, the bytes decide. */
   declaredType?: string;
+  /** Called once the kind is known from the bytes, before extraction (which may still fail). */
+  onKindDetected?: (kind: DocumentKind) => void;
 }
 
 export interface ParsedDocument {
@@ -20,6 +22,8 @@ export interface ParsedDocument {
   notes: string[];
   /** Pages read by OCR (scanned PDF pages, image pages). */
   ocrPages: number;
+  /** Text files: the decoder used (utf-8, utf-16le, utf-16be, or windows-1252 for "Latin-1"). */
+  encoding?: string;
 }
 
 type Extractor = (bytes: Buffer, opts: ExtractOptions) => Promise<ExtractedDocument>;
@@ -32,6 +36,7 @@ export async function parseDocument(bytes: Buffer, options: ParseDocumentOptions
   if (bytes.length > MAX_DOCUMENT_BYTES) throw new DocumentError('400-001', 'File too large', ['file is larger than 50 MB']);
   const kind = detectKind(bytes, options.declaredType);
   if (!kind) throw new DocumentError('400-001', 'Unsupported file type', [`detected: ${describeUnsupported(bytes)}`]);
+  options.onKindDetected?.(kind);
 
   const { output, ocr, signal, onProgress } = options;
   let extracted: ExtractedDocument;
@@ -41,7 +46,14 @@ export async function parseDocument(bytes: Buffer, options: ParseDocumentOptions
     throw asDocumentError(error, kind, signal);
   }
   const pages = extracted.pages.map((page) => page.trimEnd());
-  return { kind: extracted.kind, text: pages.join(PAGE_BREAK), pages: pages.length, notes: extracted.notes, ocrPages: extracted.ocrPages };
+  return {
+    kind: extracted.kind,
+    text: pages.join(PAGE_BREAK),
+    pages: pages.length,
+    notes: extracted.notes,
+    ocrPages: extracted.ocrPages,
+    ...(extracted.encoding ? { encoding: extracted.encoding } : {}),
+  };
 }
 
 /**

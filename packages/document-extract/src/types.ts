@@ -5,8 +5,13 @@ export type OutputFormat = 'plain' | 'markdown';
 
 /** OCR service handed to extractors; one engine (a pool of tesseract.js workers) is shared per process. */
 export interface OcrEngine {
-  /** Recognise one image (PNG or JPEG bytes, already preprocessed). */
-  recognize(image: Buffer, options?: { dpi?: number }): Promise<{ text: string; confidence: number }>;
+  /**
+   * Recognise one image (PNG or JPEG bytes, already preprocessed). A job still queued when
+   * `signal` aborts is dropped (rejected); one already being read finishes.
+   */
+  recognize(image: Buffer, options?: { dpi?: number; signal?: AbortSignal }): Promise<{ text: string; confidence: number }>;
+  /** Images it reads at once (its workers): how many pages an extractor should keep in flight. */
+  readonly parallelism: number;
   close(): Promise<void>;
 }
 
@@ -28,6 +33,8 @@ export interface ExtractedDocument {
   notes: string[];
   /** Pages (and image pages) whose text was read by OCR; 0 for formats that are never OCR'd. */
   ocrPages: number;
+  /** Text files only: the character decoder used, a WHATWG label (utf-8, utf-16le, utf-16be, windows-1252). */
+  encoding?: string;
 }
 
 /** Pages are joined with this in both outputs (SPEC "Document parse job"). */

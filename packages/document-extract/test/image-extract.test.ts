@@ -2,68 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { DocumentError } from '../src/errors.js';
 import { decodeHeicGray } from '../src/image/heic-thread.js';
 import { extractImage } from '../src/image/index.js';
-import type { ImageKind } from '../src/image/index.js';
 import { createOcrEngine } from '../src/ocr/index.js';
-import type { ExtractedDocument, OcrEngine } from '../src/types.js';
-import { wordF1 } from '../../../tests/support/word-f1.js';
+import type { OcrEngine } from '../src/types.js';
+import { pixelBomb } from '../../../tests/support/hostile-files.js';
 
 // The corpus lives in shared/, beside the repository; it is read in place, never copied.
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const corpus = path.resolve(repoRoot, '../shared/corpus/docs');
 
-interface ManifestEntry {
-  path: string;
-  type: string;
-  pages?: number;
-  reference: string | null;
-  mustContain?: string[];
-  mustNotContain?: string[];
-}
-
-const manifest = JSON.parse(readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as { files: ManifestEntry[] };
-const files = manifest.files.filter((f) => f.type === 'image' && f.reference);
 const read = (relative: string): Buffer => readFileSync(path.join(corpus, relative));
-const withoutPageBreaks = (text: string) => text.replace(/^=== Page Break ===$/gm, ' ');
-const KINDS: Record<string, ImageKind> = { tif: 'tiff', tiff: 'tiff', jpg: 'jpeg', jpeg: 'jpeg', png: 'png', heic: 'heic' };
-const kindOf = (file: string): ImageKind => KINDS[path.extname(file).slice(1).toLowerCase()];
-
-/** CRC-32 as PNG chunks need it. */
-function crc32(bytes: Buffer): number {
-  let crc = ~0;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
-  }
-  return ~crc >>> 0;
-}
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
-
-/** A few hundred bytes that declare a 30000x30000 greyscale PNG (900 megapixels). */
-function pixelBomb(): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(30_000, 0);
-  header.writeUInt32BE(30_000, 4);
-  header.set([8, 0, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', header),
-    pngChunk('IDAT', zlib.deflateSync(Buffer.alloc(30_001 * 4))),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 /** Bytes per value of each TIFF field type (1 BYTE ... 12 DOUBLE). */
 const TIFF_TYPE_SIZE = [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8];
@@ -108,53 +59,15 @@ async function failure(promise: Promise<unknown>): Promise<DocumentError> {
 }
 
 let ocr: OcrEngine;
-const results = new Map<string, { doc: ExtractedDocument; f1: number; seconds: number }>();
 
-// Each corpus image is OCR'd once; the tests below read the results.
+// The corpus images are OCR'd once, through the API, by tests/parser-corpus-api.test.ts (F1,
+// pages, MANIFEST checks, skew and EXIF orientation); these tests cover what it cannot send.
 beforeAll(async () => {
   ocr = await createOcrEngine({ workers: 1 });
-  for (const file of files) {
-    const started = Date.now();
-    const doc = await extractImage(read(file.path), kindOf(file.path), { output: 'plain', ocr });
-    const f1 = wordF1(doc.pages.join('\n'), withoutPageBreaks(read(file.reference!).toString('utf8')));
-    results.set(file.path, { doc, f1, seconds: (Date.now() - started) / 1000 });
-  }
-}, 600_000);
+});
 
 afterAll(async () => {
   await ocr?.close();
-});
-
-describe(`image corpus (${files.length} files) against the references`, () => {
-  it('reaches a mean word F1 of at least 0.90', () => {
-    const lines = files.map((f) => {
-      const r = results.get(f.path)!;
-      return `${f.path.padEnd(32)} F1 ${r.f1.toFixed(3)}  pages ${r.doc.pages.length}  ${r.seconds.toFixed(1)} s  ${r.doc.notes.join('; ')}`;
-    });
-    const mean = [...results.values()].reduce((s, r) => s + r.f1, 0) / results.size;
-    console.log(`image: mean word F1 ${mean.toFixed(3)}\n${lines.join('\n')}`);
-    expect(results.size).toBe(files.length);
-    expect(mean).toBeGreaterThanOrEqual(0.9);
-  });
-
-  it('gives one page per image page (every page of a multi-page TIFF)', () => {
-    for (const file of files) expect({ file: file.path, pages: results.get(file.path)!.doc.pages.length }).toEqual({ file: file.path, pages: file.pages ?? 1 });
-    expect(results.get('image/testTIFF_multipage.tif')!.doc.pages.map((p) => p.includes('Page 1') || p.includes('Page 2'))).toEqual([true, true]);
-    for (const file of files) expect({ file: file.path, ocrPages: results.get(file.path)!.doc.ocrPages }).toEqual({ file: file.path, ocrPages: file.pages ?? 1 });
-  });
-
-  it('meets the MANIFEST must / must-not contain checks', () => {
-    for (const file of files) {
-      const text = results.get(file.path)!.doc.pages.join('\n').replace(/\s+/g, ' ');
-      for (const expected of file.mustContain ?? []) expect({ file: file.path, expected, found: text.includes(expected) }).toEqual({ file: file.path, expected, found: true });
-      for (const forbidden of file.mustNotContain ?? []) expect({ file: file.path, forbidden, found: text.includes(forbidden) }).toEqual({ file: file.path, forbidden, found: false });
-    }
-  });
-
-  it('reads the skewed page and the EXIF-rotated photo upright', () => {
-    expect(results.get('image/testRotated+10.png')!.f1).toBeGreaterThan(0.95);
-    expect(results.get('image/simple-90.jpg')!.doc.pages[0].trim()).toBe('Tesseract.js');
-  });
 });
 
 describe('extractImage: hostile and unusual input', () => {

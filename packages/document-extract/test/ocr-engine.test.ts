@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { createOcrEngine, prepareForOcr } from '../src/ocr/index.js';
+import { createLazyOcrEngine, createOcrEngine, prepareForOcr, type OcrWorkerEvent } from '../src/ocr/index.js';
 import { decodeGray, openImage } from '../src/ocr/prepare-image.js';
 import { recognizeUpright } from '../src/ocr/recognize-upright.js';
 import type { OcrEngine } from '../src/types.js';
@@ -15,8 +15,9 @@ const page = readFileSync(path.join(corpus, 'image/phototest.tif'));
 const QUICK = /The quick brown dog jumped over the\s+lazy fox\./;
 
 let ocr: OcrEngine;
+const events: OcrWorkerEvent[] = [];
 beforeAll(async () => {
-  ocr = await createOcrEngine({ workers: 2, recycleAfterJobs: 2 });
+  ocr = await createOcrEngine({ workers: 2, recycleAfterJobs: 2, onWorkerEvent: (event) => events.push(event) });
 });
 afterAll(async () => {
   await ocr?.close();
@@ -35,9 +36,50 @@ describe('createOcrEngine', () => {
 
   it('serves concurrent jobs from its pool, recycling workers after their quota', async () => {
     const png = await prepareForOcr(page);
+    events.length = 0;
     // Six jobs on two workers that are replaced every two jobs.
     const texts = await Promise.all(Array.from({ length: 6 }, () => ocr.recognize(png)));
     for (const { text } of texts) expect(text).toMatch(QUICK);
+    const retired = events.filter((e) => e.type === 'stopped');
+    // The first test left one worker with a job done: every worker that reached two was replaced.
+    expect(retired.length).toBeGreaterThanOrEqual(2);
+    for (const event of retired) expect(event).toMatchObject({ reason: 'quota', jobs: 2 });
+    expect(events.filter((e) => e.type === 'started').length).toBeGreaterThanOrEqual(2);
+    // Never more than two at once.
+    for (const event of events) expect(event.workers).toBeLessThanOrEqual(2);
+  });
+
+  it('drops a queued job when its signal aborts, and stops idle workers', async () => {
+    const seen: OcrWorkerEvent[] = [];
+    const engine = await createOcrEngine({ workers: 1, idleTimeoutMs: 300, onWorkerEvent: (event) => seen.push(event) });
+    try {
+      const png = await prepareForOcr(page);
+      const controller = new AbortController();
+      const first = engine.recognize(png);
+      const queued = engine.recognize(png, { signal: controller.signal });
+      controller.abort();
+      await expect(queued).rejects.toThrow(/cancelled/);
+      await expect(first).resolves.toMatchObject({ text: expect.stringMatching(QUICK) });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(seen).toContainEqual(expect.objectContaining({ type: 'stopped', reason: 'idle', jobs: 1 }));
+      // A later job starts a worker again.
+      await expect(engine.recognize(png)).resolves.toMatchObject({ text: expect.stringMatching(QUICK) });
+      expect(seen.filter((e) => e.type === 'started')).toHaveLength(2);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('starts a lazy engine on first use only', async () => {
+    const seen: OcrWorkerEvent[] = [];
+    const lazy = createLazyOcrEngine({ workers: 3, onWorkerEvent: (event) => seen.push(event) });
+    expect(lazy.parallelism).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(seen).toEqual([]);
+    await expect(lazy.recognize(await prepareForOcr(page))).resolves.toMatchObject({ text: expect.stringMatching(QUICK) });
+    expect(seen).toEqual([{ type: 'started', workers: 1 }]);
+    await lazy.close();
+    expect(seen.at(-1)).toMatchObject({ type: 'stopped', reason: 'closed' });
   });
 
   it('fails a job whose image tesseract cannot read, and keeps serving', async () => {

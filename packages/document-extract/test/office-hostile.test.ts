@@ -2,11 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crc32, deflateRawSync } from 'node:zlib';
 import { DocumentError } from '../src/errors.js';
 import { extractDoc, extractDocx } from '../src/office/index.js';
 import { readOleDirectory } from '../src/office/ole-directory.js';
 import { parseDocument } from '../src/parse-document.js';
+import { CONTENT_TYPES, rawZip, zipBombDocx } from '../../../tests/support/hostile-files.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const corpus = (relative: string): Buffer => readFileSync(path.resolve(repoRoot, '../shared/corpus/docs', relative));
@@ -22,55 +22,6 @@ async function failure(promise: Promise<unknown>): Promise<DocumentError> {
   throw new Error('expected a DocumentError');
 }
 
-interface RawEntry {
-  name: string;
-  data: Buffer;
-  /** Size written into the headers instead of the real one (a forged archive). */
-  declaredSize?: number;
-}
-
-/** A deflate ZIP written by hand, so that tests can lie about sizes the way an attacker would. */
-function rawZip(entries: RawEntry[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const entry of entries) {
-    const name = Buffer.from(entry.name);
-    const compressed = deflateRawSync(entry.data);
-    const size = entry.declaredSize ?? entry.data.length;
-    const crc = crc32(entry.data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(compressed.length, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(compressed.length, 20);
-    central.writeUInt32LE(size, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, compressed);
-    centrals.push(central, name);
-    offset += local.length + name.length + compressed.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
-
 /** Rewrites the uncompressed size of one part in the central directory of a real package. */
 function forgeCentralSize(zip: Buffer, part: string, size: number): Buffer {
   const forged = Buffer.from(zip);
@@ -84,18 +35,35 @@ function forgeCentralSize(zip: Buffer, part: string, size: number): Buffer {
   throw new Error(`no ${part} in the archive`);
 }
 
-const contentTypes: RawEntry = { name: '[Content_Types].xml', data: Buffer.from('<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>') };
+const contentTypes = CONTENT_TYPES;
 
 describe('zip bombs in .docx', () => {
-  it('refuses a package whose parts declare more than 200 MB, before inflating anything', async () => {
-    const forged = forgeCentralSize(corpus('docx/nwe-test01-tracked.docx'), 'word/document.xml', 300 * 1024 * 1024);
+  it('refuses a package whose parts declare more than 128 MB, before inflating anything', async () => {
+    const forged = forgeCentralSize(corpus('docx/nwe-test01-tracked.docx'), 'docProps/app.xml', 200 * 1024 * 1024);
     const error = await failure(parseDocument(forged, { declaredType: 'docx', output: 'plain' }));
     expect(error).toMatchObject({ code: '400-001', message: 'The document exceeds a processing limit' });
-    expect(error.details[0]).toMatch(/more than 200 MB/);
+    expect(error.details[0]).toMatch(/the document exceeds a processing limit: the document expands to more than 128 MB/);
   });
 
+  it('refuses a body of ordinary XML too large for the parser, however well it compresses', async () => {
+    // 40 MB of plain paragraphs compress ~25:1, a normal ratio: only the size gives it away.
+    // Before the cap, 140 MB like this passed the guard and mammoth ran out of memory (500-001).
+    const paragraph = (i: number) => `<w:p><w:r><w:t>Paragraph ${i} of ordinary text, the quick brown fox jumps over the lazy dog.</w:t></w:r></w:p>`;
+    const body = Buffer.from(`<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${Array.from({ length: 400_000 }, (_, i) => paragraph(i)).join('')}</w:body></w:document>`);
+    expect(body.length).toBeGreaterThan(40 * 1024 * 1024);
+    const started = Date.now();
+    const error = await failure(parseDocument(rawZip([contentTypes, { name: 'word/document.xml', data: body }]), { declaredType: 'docx', output: 'plain' }));
+    expect(error).toMatchObject({ code: '400-001', message: 'The document exceeds a processing limit' });
+    expect(error.details[0]).toMatch(/the body \(word\/document\.xml\) expands to more than 24 MB/);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // The same parts spread over several XML files are capped together.
+    const third = Buffer.from(body.subarray(0, 12 * 1024 * 1024));
+    const spread = rawZip([contentTypes, { name: 'word/document.xml', data: third }, { name: 'word/footnotes.xml', data: third }, { name: 'word/header1.xml', data: third }]);
+    expect((await failure(parseDocument(spread, { declaredType: 'docx', output: 'plain' }))).details[0]).toMatch(/XML parts expand to more than 32 MB/);
+  }, 30_000);
+
   it('refuses a part of zeros with an absurd compression ratio, fast', async () => {
-    const bomb = rawZip([contentTypes, { name: 'word/document.xml', data: Buffer.alloc(20 * 1024 * 1024) }]);
+    const bomb = zipBombDocx();
     expect(bomb.length).toBeLessThan(100 * 1024);
     const started = Date.now();
     const error = await failure(parseDocument(bomb, { declaredType: 'docx', output: 'plain' }));

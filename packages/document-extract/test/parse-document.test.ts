@@ -36,10 +36,18 @@ describe('parseDocument', () => {
     expect(result.kind).toBe('docx');
   });
 
+  it('tells the caller the detected kind before extracting, so that a failure can report it', async () => {
+    const docx = corpus('docx/mammoth-tables.docx');
+    const detected: string[] = [];
+    const error = await failure(parseDocument(docx.subarray(0, docx.length - 100), { declaredType: 'pdf', output: 'plain', onKindDetected: (kind) => detected.push(kind) }));
+    expect(error.code).toBe('400-001');
+    expect(detected).toEqual(['docx']);
+  });
+
   it('joins pages with the page-break marker after trimming each page end', async () => {
     const progress = jest.fn();
     const result = await parseDocument(Buffer.from('one  \n\n\ftwo\t\n\fthree\n'), { declaredType: 'txt', output: 'plain', onProgress: progress });
-    expect(result).toEqual({ kind: 'txt', text: ['one', 'two', 'three'].join(PAGE_BREAK), pages: 3, notes: ['decoded as UTF-8'], ocrPages: 0 });
+    expect(result).toEqual({ kind: 'txt', text: ['one', 'two', 'three'].join(PAGE_BREAK), pages: 3, notes: ['decoded as UTF-8'], ocrPages: 0, encoding: 'utf-8' });
     expect(PAGE_BREAK).toBe('\n\n=== Page Break ===\n\n');
     expect(progress).toHaveBeenLastCalledWith(3, 3);
   });

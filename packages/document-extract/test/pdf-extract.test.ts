@@ -2,10 +2,12 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deflateSync } from 'node:zlib';
 import { DocumentError } from '../src/errors.js';
 import { extractPdf } from '../src/pdf/index.js';
+import { checkStreamBudget, PDF_LIMITS } from '../src/pdf/stream-budget.js';
 import type { ExtractOptions } from '../src/types.js';
-import { handWrittenPdf } from '../../../tests/support/hand-written-pdf.js';
+import { flateBombPdf, handWrittenPdf } from '../../../tests/support/hand-written-pdf.js';
 
 // The corpus lives in shared/, beside the repository; it is read in place, never copied.
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -60,6 +62,123 @@ describe('extractPdf: opening', () => {
     const copy = Buffer.from(bytes);
     await extractPdf(bytes, plain);
     expect(bytes.equals(copy)).toBe(true);
+  });
+});
+
+/** A one-stream PDF with the given filter and raw (encoded) data. */
+function pdfWithStream(filter: string, data: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`%PDF-1.1\n4 0 obj\n<< /Length ${data.length} /Filter /${filter} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream\nendobj\n%%EOF\n', 'latin1')]);
+}
+
+/**
+ * An LZW bomb: after one literal "A", every code is the one being defined (the previous string
+ * plus its first byte), so each emits one byte more than the last: ~7.4 MB per 6 KB cycle.
+ */
+function lzwBomb(cycles: number): Buffer {
+  const out: number[] = [];
+  let acc = 0;
+  let bits = 0;
+  const emit = (code: number, width: number) => {
+    acc = acc * 2 ** width + code;
+    bits += width;
+    while (bits >= 8) {
+      out.push(Math.floor(acc / 2 ** (bits - 8)) & 255);
+      bits -= 8;
+      acc %= 2 ** bits;
+    }
+  };
+  // The decoder widens codes when its next free code + 1 reaches 512, 1024, 2048 (early change).
+  const width = (next: number) => (next + 1 >= 2048 ? 12 : next + 1 >= 1024 ? 11 : next + 1 >= 512 ? 10 : 9);
+  for (let c = 0; c < cycles; c++) {
+    emit(256, c === 0 ? 9 : 12);
+    emit(65, 9);
+    for (let code = 258; code < 4094; code++) emit(code, width(code - 1 < 258 ? 258 : code));
+  }
+  emit(257, 12);
+  if (bits > 0) out.push((acc * 2 ** (8 - bits)) & 255);
+  return Buffer.from(out);
+}
+
+describe('extractPdf: PDF bombs (decoded size and text operators are capped before pdf.js runs)', () => {
+  const exceedsLimit = (error: DocumentError) => {
+    expect(error.code).toBe('400-001');
+    expect(error.message).toBe('The document exceeds a processing limit');
+    expect(error.details.join(' ')).toMatch(/exceeds a processing limit/);
+  };
+
+  it('refuses 1.2 GB of spaces in one 1.2 MB FlateDecode content stream, fast and without inflating it', async () => {
+    const bomb = flateBombPdf('BT /F1 11 Tf 72 700 Td (start) Tj ET\n', ' '.repeat(1 << 20), 1200);
+    expect(bomb.length).toBeLessThan(1.5 * 1024 * 1024);
+    const rssBefore = process.memoryUsage().rss;
+    const started = Date.now();
+    const error = await failure(extractPdf(bomb, plain));
+    exceedsLimit(error);
+    expect(error.details.join(' ')).toMatch(/a stream decodes to more than 32 MB/);
+    // Before the cap this took 27 s and 4 GB.
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(300 * 1024 * 1024);
+  });
+
+  it('refuses 50 MB of text operators packed into ~160 KB', async () => {
+    const bomb = flateBombPdf('', 'BT /F1 11 Tf 72 700 Td (x) Tj ET\n'.repeat(32_768), 50);
+    expect(bomb.length).toBeLessThan(200 * 1024);
+    const started = Date.now();
+    exceedsLimit(await failure(extractPdf(bomb, plain)));
+    // Before the cap: 42 s, then "Maximum call stack size exceeded" (500-001).
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('refuses a page drawing more than 100,000 pieces of text, even when it decodes to only 3.3 MB', async () => {
+    const bomb = flateBombPdf('', 'BT /F1 11 Tf 72 700 Td (x) Tj ET\n'.repeat(1000), PDF_LIMITS.streamTextOperators / 1000 + 1);
+    const error = await failure(extractPdf(bomb, plain));
+    exceedsLimit(error);
+    expect(error.details[0]).toMatch(/a page draws more than 100,000 pieces of text/);
+    // One short of the limit is read (it is slow, not hostile).
+    const heavy = await extractPdf(flateBombPdf('BT /F1 11 Tf 72 700 Td (heavy) Tj ET\n', 'BT /F1 11 Tf 72 700 Td (x) Tj ET\n'.repeat(1000), 99), plain);
+    expect(heavy.pages[0]).toContain('heavy');
+  }, 30_000);
+
+  it('counts a stream once per page that draws it', async () => {
+    // 90,000 operators are under the page limit; 25 pages drawing them are over the document's 2,000,000.
+    const shared = flateBombPdf('', 'BT /F1 11 Tf 72 700 Td (x) Tj ET\n'.repeat(1000), 90, 25);
+    const started = Date.now();
+    const error = await failure(extractPdf(shared, plain));
+    exceedsLimit(error);
+    expect(error.details[0]).toMatch(/its pages draw more than 2,000,000 pieces of text/);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  /** The detail checkStreamBudget refuses a file with, or 'accepted'. */
+  const refusal = (pdf: Buffer, limits = PDF_LIMITS): string => {
+    try {
+      checkStreamBudget(pdf, limits);
+      return 'accepted';
+    } catch (error) {
+      expect(error).toBeInstanceOf(DocumentError);
+      return (error as DocumentError).details.join(' ');
+    }
+  };
+
+  it('decodes LZW, RunLength and filter chains with the same caps', () => {
+    const lzw = lzwBomb(6);
+    expect(lzw.length).toBeLessThan(40 * 1024);
+    expect(checkStreamBudget(pdfWithStream('LZWDecode', lzwBomb(1))).decodedBytes).toBe(1 + ((4094 - 258) * (4094 - 258 + 3)) / 2);
+    expect(refusal(pdfWithStream('LZWDecode', lzw))).toMatch(/a stream decodes to more than 32 MB/);
+    // RunLength: 129 then a byte repeats it 128 times.
+    const runs = Buffer.alloc(600 * 1024);
+    for (let i = 0; i < runs.length; i += 2) [runs[i], runs[i + 1]] = [129, 0x20];
+    expect(refusal(pdfWithStream('RunLengthDecode', runs))).toMatch(/a stream decodes to more than 32 MB/);
+    // Deflate inside deflate: the outer layer is small, the inner one is the bomb.
+    const inner = flateBombPdf('', ' '.repeat(1 << 20), 40);
+    const innerStream = inner.subarray(inner.indexOf('stream\n') + 7, inner.lastIndexOf('\nendstream'));
+    const nested = Buffer.concat([Buffer.from('%PDF-1.4\n4 0 obj\n<< /Filter [/FlateDecode /FlateDecode] >>\nstream\n'), deflateSync(innerStream), Buffer.from('\nendstream\nendobj\n%%EOF\n')]);
+    expect(refusal(nested)).toMatch(/a stream decodes to more than 32 MB/);
+  });
+
+  it('caps all streams together per document', () => {
+    const pdf = flateBombPdf('', ' '.repeat(1 << 20), 3, 4);
+    expect(checkStreamBudget(pdf)).toMatchObject({ decodedBytes: 4 * 3 * (1 << 20), largestStream: 3 * (1 << 20) });
+    expect(refusal(pdf, { ...PDF_LIMITS, documentBytes: 10 * (1 << 20) })).toMatch(/its streams decode to more than 10 MB/);
   });
 });
 

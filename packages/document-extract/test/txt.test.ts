@@ -23,17 +23,19 @@ describe('txt decoding', () => {
     const be = Buffer.from(le).swap16();
     const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), utf8(sample)]);
     expect((await extractTxt(withBom, plain)).pages).toEqual([sample]);
-    expect(await extractTxt(le, plain)).toMatchObject({ pages: [sample], notes: ['decoded as UTF-16LE (byte order mark)'] });
-    expect(await extractTxt(be, plain)).toMatchObject({ pages: [sample], notes: ['decoded as UTF-16BE (byte order mark)'] });
+    expect(await extractTxt(le, plain)).toMatchObject({ pages: [sample], notes: ['decoded as UTF-16LE (byte order mark)'], encoding: 'utf-16le' });
+    expect(await extractTxt(be, plain)).toMatchObject({ pages: [sample], notes: ['decoded as UTF-16BE (byte order mark)'], encoding: 'utf-16be' });
   });
 
   it('uses UTF-8 when valid, else windows-1252 (Windows quotes and euro, not C1 controls)', async () => {
-    expect(await extractTxt(utf8('café'), plain)).toMatchObject({ pages: ['café'], notes: ['decoded as UTF-8'] });
+    expect(await extractTxt(utf8('café'), plain)).toMatchObject({ pages: ['café'], notes: ['decoded as UTF-8'], encoding: 'utf-8' });
     // 0x93/0x94 are curly quotes and 0x80 the euro sign in windows-1252; ISO-8859-1 has controls there.
     const latin = Buffer.from([0x93, 0x43, 0x61, 0x66, 0xe9, 0x94, 0x20, 0x80, 0x35]);
     const result = await extractTxt(latin, plain);
     expect(result.pages).toEqual(['“Café” €5']);
     expect(result.notes[0]).toMatch(/^decoded as windows-1252/);
+    // The decoder is part of the result (the API's `encoding` field), not only a note.
+    expect(result.encoding).toBe('windows-1252');
   });
 
   it('removes control characters but keeps tabs, line ends and form feeds', async () => {
@@ -96,9 +98,10 @@ describe('txt markdown rules', () => {
     expect(pages[0]).toBe('Body text starts here and is long enough to stay plain\nshort line\n### the items are:\n- one');
   });
 
-  it('does not make headings of short sentences, salutations or lines without words', async () => {
-    const { pages } = await extractTxt(utf8('Thank you.\n\nDear Anna,\n\n----\n\n  Summary  \n'), markdown);
-    expect(pages[0]).toBe('Thank you.\n\nDear Anna,\n\n----\n\n## Summary\n');
+  it('follows the SPEC exactly: every short paragraph opener is H2, sentences and salutations too', async () => {
+    const { pages } = await extractTxt(utf8('Thank you.\n\nDear Anna,\n\n----\n\n  Summary  \n\nA line of exactly fifty characters not under fifty\nsecond line'), markdown);
+    expect(pages[0]).toBe('## Thank you.\n\n## Dear Anna,\n\n## ----\n\n## Summary\n\nA line of exactly fifty characters not under fifty\nsecond line');
+    expect('A line of exactly fifty characters not under fifty'.length).toBe(50);
   });
 
   it('keeps form feeds as page breaks in markdown too', async () => {

@@ -26,6 +26,9 @@ type ResultMessage =
   | { id: number; ok: true; output: unknown }
   | { id: number; ok: false; error: { name: string; message: string; fields: Record<string, unknown> } }
   | { id: number; progress: unknown };
+/** A thread asking the pool's owner for a service (see ThreadPoolOptions.host). */
+interface HostCallMessage { hostCall: number; request: unknown }
+type HostReplyMessage = { hostReply: number; ok: true; value: unknown } | { hostReply: number; ok: false; error: { name: string; message: string } };
 
 interface PendingTask {
   id: number;
@@ -36,13 +39,25 @@ interface PendingTask {
   reject: (e: Error) => void;
 }
 
-interface Slot { worker: Worker; busy: PendingTask | null; timer: NodeJS.Timeout | null; ready: Promise<void> }
+interface Slot {
+  worker: Worker;
+  busy: PendingTask | null;
+  timer: NodeJS.Timeout | null;
+  ready: Promise<void>;
+  /** Aborted when the slot's task ends or its thread is replaced: host calls made for it are moot. */
+  hostCalls: AbortController;
+}
 
 export interface ThreadPoolOptions {
   /** file URL of a module that calls `serveThreadTasks`. */
   entry: URL;
   size?: number;
   resourceLimits?: ResourceLimits;
+  /**
+   * Serves what threads ask for with `callHost`: a resource the owner keeps once for all threads
+   * (the parser's OCR workers). `signal` aborts when the task that asked ends or its thread dies.
+   */
+  host?: (request: unknown, signal: AbortSignal) => Promise<unknown>;
 }
 
 /**
@@ -110,8 +125,8 @@ export class ThreadPool {
       workerData: { entry: this.options.entry.href },
       resourceLimits: this.options.resourceLimits,
     });
-    const slot: Slot = { worker, busy: null, timer: null, ready: Promise.resolve() };
-    worker.on('message', (msg: ResultMessage) => this.onMessage(slot, msg));
+    const slot: Slot = { worker, busy: null, timer: null, ready: Promise.resolve(), hostCalls: new AbortController() };
+    worker.on('message', (msg: ResultMessage | HostCallMessage) => ('hostCall' in msg ? this.onHostCall(slot, msg) : this.onMessage(slot, msg)));
     worker.on('error', (err) => this.onCrash(slot, err));
     worker.on('exit', (code) => {
       if (!this.closed && this.slots.includes(slot)) this.onCrash(slot, new Error(`worker thread exited with code ${code}`));
@@ -125,6 +140,7 @@ export class ThreadPool {
       const task = this.queue.shift();
       if (!task) return;
       slot.busy = task;
+      slot.hostCalls = new AbortController();
       slot.timer = setTimeout(() => this.replace(slot, new TaskTimeoutError(task.timeoutMs)), task.timeoutMs);
       slot.worker.postMessage({ id: task.id, input: task.input } satisfies TaskMessage);
     }
@@ -140,9 +156,29 @@ export class ThreadPool {
     if (slot.timer) clearTimeout(slot.timer);
     slot.busy = null;
     slot.timer = null;
+    slot.hostCalls.abort();
     if (msg.ok) task.resolve(msg.output);
     else task.reject(new ThreadTaskError(msg.error.name, msg.error.message, msg.error.fields));
     this.dispatch();
+  }
+
+  private onHostCall(slot: Slot, msg: HostCallMessage): void {
+    const reply = (answer: HostReplyMessage) => {
+      // A replaced thread is gone; its answer has nobody to go to.
+      if (this.slots.includes(slot)) slot.worker.postMessage(answer);
+    };
+    const { host } = this.options;
+    if (!host) {
+      reply({ hostReply: msg.hostCall, ok: false, error: { name: 'Error', message: 'this thread pool serves no host calls' } });
+      return;
+    }
+    const { signal } = slot.hostCalls;
+    Promise.resolve()
+      .then(() => host(msg.request, signal))
+      .then(
+      (value) => reply({ hostReply: msg.hostCall, ok: true, value }),
+      (err: Error) => reply({ hostReply: msg.hostCall, ok: false, error: { name: err?.name ?? 'Error', message: err?.message ?? String(err) } }),
+    );
   }
 
   private onCrash(slot: Slot, err: Error): void {
@@ -156,6 +192,7 @@ export class ThreadPool {
     if (slot.timer) clearTimeout(slot.timer);
     const task = slot.busy;
     slot.busy = null;
+    slot.hostCalls.abort();
     this.slots.splice(index, 1);
     void slot.worker.terminate();
     if (!this.closed) this.slots.push(this.spawn());
@@ -168,7 +205,8 @@ export class ThreadPool {
 export function serveThreadTasks<I, O>(handler: (input: I, reportProgress: (p: unknown) => void) => Promise<O> | O): void {
   const port = parentPort;
   if (!port) throw new Error('serveThreadTasks must run inside a worker thread');
-  port.on('message', async (msg: TaskMessage) => {
+  port.on('message', async (msg: TaskMessage | HostReplyMessage) => {
+    if ('hostReply' in msg) return settleHostCall(msg);
     try {
       const output = await handler(msg.input as I, (progress) => port.postMessage({ id: msg.id, progress }));
       port.postMessage({ id: msg.id, ok: true, output });
@@ -180,5 +218,35 @@ export function serveThreadTasks<I, O>(handler: (input: I, reportProgress: (p: u
       }
       port.postMessage({ id: msg.id, ok: false, error: { name: e?.name ?? 'Error', message: e?.message ?? String(err), fields } });
     }
+  });
+}
+
+const hostCalls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+let lastHostCall = 0;
+
+function settleHostCall(msg: HostReplyMessage): void {
+  const call = hostCalls.get(msg.hostReply);
+  if (!call) return;
+  hostCalls.delete(msg.hostReply);
+  if (msg.ok) {
+    call.resolve(msg.value);
+  } else {
+    const error = new Error(msg.error.message);
+    error.name = msg.error.name;
+    call.reject(error);
+  }
+}
+
+/**
+ * From inside a thread served by `serveThreadTasks`: asks the pool's owner (its `host` option)
+ * and resolves with the answer. `request` is copied (structured clone), unless listed in `transfer`.
+ */
+export function callHost<Request, Response>(request: Request, transfer: Transferable[] = []): Promise<Response> {
+  const port = parentPort;
+  if (!port) return Promise.reject(new Error('callHost must run inside a worker thread'));
+  const id = ++lastHostCall;
+  return new Promise<Response>((resolve, reject) => {
+    hostCalls.set(id, { resolve: resolve as (value: unknown) => void, reject });
+    port.postMessage({ hostCall: id, request } satisfies HostCallMessage, transfer as never);
   });
 }

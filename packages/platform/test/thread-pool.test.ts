@@ -1,4 +1,4 @@
-import { afterAll, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { TaskTimeoutError, ThreadPool, ThreadTaskError } from '../src/thread-pool.js';
 
 const pool = new ThreadPool({ entry: new URL('./fixtures/echo-thread.ts', import.meta.url), size: 1 });
@@ -50,4 +50,44 @@ it('drops a queued task whose signal aborts, and refuses one already aborted', a
   expect(await running).toEqual(new Error('stop spinning'));
   await expect(pool.run({ op: 'double', n: 1 }, 5_000, undefined, AbortSignal.abort(new Error('too late')))).rejects.toThrow('too late');
   expect(await pool.run({ op: 'double', n: 4 }, 5_000)).toBe(8);
+});
+
+describe('host calls', () => {
+  const asked: Array<{ n: number; signal: AbortSignal }> = [];
+  const hosting = new ThreadPool({
+    entry: new URL('./fixtures/echo-thread.ts', import.meta.url),
+    size: 2,
+    host: async (request, signal) => {
+      const { n } = request as { n: number };
+      asked.push({ n, signal });
+      if (n < 0) throw new RangeError('negative');
+      // Answers slowly enough for a budget to run out first.
+      if (n === 99) await new Promise((resolve) => setTimeout(resolve, 1_000));
+      return n * n;
+    },
+  });
+  afterAll(() => hosting.close());
+
+  it('answers what threads ask of the owner, failures included, one shared host for every thread', async () => {
+    expect(await Promise.all([3, 4, 5].map((n) => hosting.run({ op: 'host', n }, 5_000)))).toEqual([9, 16, 25]);
+    const error = await hosting.run({ op: 'host', n: -1 }, 5_000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ThreadTaskError);
+    expect((error as ThreadTaskError).remoteName).toBe('RangeError');
+    expect((error as ThreadTaskError).message).toBe('negative');
+  });
+
+  it('aborts the host call of a task whose thread was replaced, and keeps serving', async () => {
+    const err = await hosting.run({ op: 'host-then-spin', n: 99 }, 300).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TaskTimeoutError);
+    const call = asked.find((a) => a.n === 99)!;
+    expect(call.signal.aborted).toBe(true);
+    expect(await hosting.run({ op: 'host', n: 6 }, 5_000)).toBe(36);
+    // A task that ended normally aborts its calls too: nothing is left to wait for them.
+    expect(asked.find((a) => a.n === 6)!.signal.aborted).toBe(true);
+  });
+
+  it('fails a host call when the pool has no host', async () => {
+    const error = await pool.run({ op: 'host', n: 2 }, 5_000).catch((e: unknown) => e);
+    expect((error as ThreadTaskError).message).toMatch(/serves no host calls/);
+  });
 });

@@ -5,6 +5,8 @@ export interface ParseResult {
   /** The kind detected from the bytes. */
   type: string;
   pages: number;
+  /** Text files: the decoder used, utf-8, utf-16le, utf-16be or windows-1252 (the "Latin-1" fallback). */
+  encoding?: string;
 }
 
 export interface ParseInput {
@@ -28,18 +30,20 @@ export function parseErrorString(record: ParseRecord): string {
   return `${record.error?.code ?? '500-001'}: ${record.error?.message ?? 'Processing error'}`;
 }
 
-/** Status record `{requestId, status, type, createdAt, data?, message?, error?}`; also the webhook body. */
+/** Status record `{requestId, status, type, createdAt, data?, pages?, encoding?, message?, error?}`; also the webhook body. */
 export function parseStatusBody(record: ParseRecord): Record<string, unknown> {
   const status = parseStatusName(record);
   const body: Record<string, unknown> = {
     requestId: record.id,
     status,
-    type: record.result?.type ?? record.input.declaredType,
+    // The kind found in the bytes once known (a failed docx sent as "pdf" says docx), else the hint.
+    type: record.result?.type ?? record.detectedType ?? record.input.declaredType,
     createdAt: record.createdAt,
   };
   if (status === 'COMPLETED') {
     body.data = record.result?.data ?? '';
     body.pages = record.result?.pages;
+    if (record.result?.encoding) body.encoding = record.result.encoding;
   } else if (status === 'FAILED') {
     body.error = parseErrorString(record);
     if (record.error?.details?.length) body.details = record.error.details;

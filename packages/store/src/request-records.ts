@@ -48,6 +48,8 @@ export interface RequestRecord<Input = Record<string, unknown>, Result = Record<
   result?: Result;
   error?: RecordError;
   progress?: { pagesDone: number; pagesTotal: number };
+  /** Parse jobs: the document kind found in the bytes, recorded as soon as it is known (so failures show it too). */
+  detectedType?: string;
   webhook?: WebhookDeliveryState;
   /**
    * Deliveries to the account's webhook subscriptions, by subscription id. Like `webhook`, a
@@ -177,6 +179,10 @@ export class RequestRecordStore {
 
   setProgress(family: Family, id: string, pagesDone: number, pagesTotal: number) {
     return this.update(family, id, (r) => ({ ...r, progress: { pagesDone, pagesTotal } }));
+  }
+
+  setDetectedType(family: Family, id: string, detectedType: string) {
+    return this.update(family, id, (r) => ({ ...r, detectedType }));
   }
 
   /** Counts a status read (v1 allows 3 per id); the counter lives as long as the record. */

@@ -3,8 +3,10 @@ import Joi from 'joi';
 import { commonEnvSchema, loadConfig, type CommonConfig } from '@gleaner/platform';
 
 export interface ParserWorkerConfig extends CommonConfig {
-  /** Parse jobs run at once; each runs in its own thread with its own OCR worker. */
+  /** Parse jobs run at once; each runs in its own thread. */
   PARSER_CONCURRENCY: number;
+  /** tesseract.js workers of the process's one OCR pool, shared by all jobs (~100-200 MB each while busy). */
+  PARSER_OCR_WORKERS: number;
   /** Time budget of one document (download excluded). */
   PARSER_JOB_BUDGET_MS: number;
   HEALTH_PORT: number;
@@ -13,6 +15,7 @@ export interface ParserWorkerConfig extends CommonConfig {
 export const parserWorkerEnvSchema = Joi.object({
   ...commonEnvSchema,
   PARSER_CONCURRENCY: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
+  PARSER_OCR_WORKERS: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   PARSER_JOB_BUDGET_MS: Joi.number().integer().min(1_000).default(10 * 60_000),
   HEALTH_PORT: Joi.number().port().default(0),
 });

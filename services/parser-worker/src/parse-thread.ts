@@ -1,10 +1,13 @@
-import { serveThreadTasks } from '@gleaner/platform';
-import { createOcrEngine, parseDocument, type OcrEngine, type OutputFormat } from '@gleaner/document-extract';
+import { callHost, serveThreadTasks } from '@gleaner/platform';
+import { parseDocument, type OcrEngine, type OutputFormat } from '@gleaner/document-extract';
+import type { OcrReading, OcrRequest } from './parse-pool.js';
 
 export interface ParseTask {
   bytes: Uint8Array;
   declaredType: string;
   output: OutputFormat;
+  /** Images the process's OCR pool reads at once: pages a document keeps in flight for it. */
+  ocrParallelism: number;
 }
 
 export interface ParseTaskResult {
@@ -14,39 +17,34 @@ export interface ParseTaskResult {
   notes: string[];
   /** Pages and images read with OCR, for `gleaner_ocr_pages_total` (counted in the main thread's registry). */
   ocrPages: number;
+  /** Text files: the decoder used (utf-8, utf-16le, utf-16be, windows-1252). */
+  encoding?: string;
 }
 
-/**
- * One OCR worker per parse thread, created when a document first needs it (most never do) and
- * closed when that document is done: tesseract's WebAssembly heap grows to the largest page it
- * has read and never shrinks, and between documents that memory (~100 MB after an A4 scan) is
- * better left to the next one, whose photo is being decoded or whose pages are being rendered.
- * Starting a worker costs ~0.5 s, once per OCR'd document.
- */
-let engine: Promise<OcrEngine> | null = null;
-const lazyOcr: OcrEngine = {
-  async recognize(image, options) {
-    const ready = (engine ??= createOcrEngine({ workers: 1 }));
-    return (await ready).recognize(image, options);
-  },
-  async close() {
-    const closing = engine;
-    engine = null;
-    // A worker that failed to start has nothing to close.
-    if (closing) await closing.then((ocr) => ocr.close()).catch(() => undefined);
-  },
-};
+/** Progress messages of a parse task: the detected kind as soon as it is known, then pages. */
+export type ParseProgress = { kind: string } | { pagesDone: number; pagesTotal: number };
 
-serveThreadTasks<ParseTask, ParseTaskResult>(async (task, reportProgress) => {
-  try {
-    const result = await parseDocument(Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength), {
-      declaredType: task.declaredType,
-      output: task.output,
-      ocr: lazyOcr,
-      onProgress: (pagesDone, pagesTotal) => reportProgress({ pagesDone, pagesTotal }),
-    });
-    return { kind: result.kind, text: result.text, pages: result.pages, notes: result.notes, ocrPages: result.ocrPages };
-  } finally {
-    await lazyOcr.close();
-  }
+/**
+ * OCR is not done in this thread: pages go to the process's one pool of tesseract workers (see
+ * parse-pool.ts), sized to the cores and shared by every job, so a lone scanned document gets
+ * every core and two at once share them, instead of one worker per job whatever the machine.
+ */
+function sharedOcr(parallelism: number): OcrEngine {
+  return {
+    parallelism,
+    recognize: (image, options) => callHost<OcrRequest, OcrReading>({ image, dpi: options?.dpi }),
+    // The pool belongs to the process; the task's outstanding pages are dropped when it ends.
+    close: async () => undefined,
+  };
+}
+
+serveThreadTasks<ParseTask, ParseTaskResult>(async (task, reportProgress: (progress: ParseProgress) => void) => {
+  const result = await parseDocument(Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength), {
+    declaredType: task.declaredType,
+    output: task.output,
+    ocr: sharedOcr(task.ocrParallelism),
+    onKindDetected: (kind) => reportProgress({ kind }),
+    onProgress: (pagesDone, pagesTotal) => reportProgress({ pagesDone, pagesTotal }),
+  });
+  return { kind: result.kind, text: result.text, pages: result.pages, notes: result.notes, ocrPages: result.ocrPages, ...(result.encoding ? { encoding: result.encoding } : {}) };
 });

@@ -1,3 +1,5 @@
+// The OCR entry alone: the main thread needs no PDF, Office or image readers.
+import { createLazyOcrEngine } from '@gleaner/document-extract/ocr';
 import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, type Logger } from '@gleaner/platform';
 import { parseQueue, QueueProducer, webhookQueue } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
@@ -5,6 +7,10 @@ import { recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@g
 import type { ParserWorkerConfig } from './config.js';
 import { createParsePool } from './parse-pool.js';
 import { createParseProcessor } from './processors/parse.js';
+
+/** OCR pages a tesseract worker reads before it is replaced (tesseract.js advises recycling; ~0.5 s each time). */
+const OCR_RECYCLE_PAGES = 100;
+const OCR_IDLE_MS = 60_000;
 
 export interface RunningService {
   /** Readiness: its workers run and its Redis connection is up (what `/readyz` answers). */
@@ -25,12 +31,21 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
     includeTraces: false,
     unexpectedError: (err) => ({ code: '500-001', message: 'Processing error', details: [err.message] }),
   };
+  // One OCR pool for the process, started when a page first needs it: a worker's heap grows to the
+  // largest page it reads and never shrinks, so workers are replaced every OCR_RECYCLE_PAGES pages
+  // and stopped after OCR_IDLE_MS without work (memory back between bursts).
+  const ocr = createLazyOcrEngine({
+    workers: config.PARSER_OCR_WORKERS,
+    recycleAfterJobs: OCR_RECYCLE_PAGES,
+    idleTimeoutMs: OCR_IDLE_MS,
+    onWorkerEvent: (event) => logger.debug(`OCR worker ${event.type}`, event),
+  });
   // One thread per concurrent job, so a slow OCR document never blocks a text PDF behind it.
-  const parsePool = createParsePool(config.PARSER_CONCURRENCY);
+  const parsePool = createParsePool(config.PARSER_CONCURRENCY, ocr);
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(
     parseQueue,
-    createParseProcessor({ jobs, records: stores.records, parsePool, allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, budgetMs: config.PARSER_JOB_BUDGET_MS, logger }),
+    createParseProcessor({ jobs, records: stores.records, parsePool, ocrParallelism: ocr.parallelism, allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, budgetMs: config.PARSER_JOB_BUDGET_MS, logger }),
     {
       concurrency: config.PARSER_CONCURRENCY,
       onFailedForGood: (job) => recordFailedForGood('parse', String(job.id), jobs, { code: '500-001', message: 'Processing error', details: ['processing failed repeatedly (worker crashed)'] }),
@@ -51,6 +66,7 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
           { name: 'workers', run: () => registry.close() },
           { name: 'health', run: () => health?.close() },
           { name: 'threads', run: () => parsePool.close() },
+          { name: 'OCR workers', run: () => ocr.close() },
           { name: 'webhook producer', run: () => webhooks.close() },
           { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
         ],

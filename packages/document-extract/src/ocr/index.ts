@@ -1,4 +1,4 @@
-export { createOcrEngine, type OcrEngineOptions } from './ocr-engine.js';
+export { createLazyOcrEngine, createOcrEngine, type OcrEngineOptions, type OcrWorkerEvent } from './ocr-engine.js';
 
 /**
  * OCR preprocessing on its own (EXIF orientation, grey, faded contrast stretched, small images

@@ -7,9 +7,21 @@ export interface OcrEngineOptions {
   workers?: number;
   /** A worker is replaced after this many jobs: its WASM heap only grows and its adaptive state drifts. */
   recycleAfterJobs?: number;
+  /**
+   * A worker idle this long is stopped (and started again on demand): its heap, grown to the
+   * largest page it read (~100 MB after an A4 scan), goes back to the system between bursts.
+   * Unset: workers stay until recycled or closed.
+   */
+  idleTimeoutMs?: number;
   /** createWorker never settles when language data cannot load; this bounds the wait. */
   createTimeoutMs?: number;
+  /** Told when a worker starts or stops, and why (for operators' logs). */
+  onWorkerEvent?: (event: OcrWorkerEvent) => void;
 }
+
+export type OcrWorkerEvent =
+  | { type: 'started'; workers: number }
+  | { type: 'stopped'; reason: 'quota' | 'idle' | 'failed' | 'closed'; jobs: number; workers: number };
 
 type Tesseract = typeof import('tesseract.js');
 type TesseractWorker = Awaited<ReturnType<Tesseract['createWorker']>>;
@@ -19,6 +31,8 @@ interface PoolWorker {
   jobs: number;
   /** Last `user_defined_dpi` sent, so the parameter is only set when it changes. */
   dpi: number;
+  /** Set while the worker is idle and an idle timeout is configured. */
+  idleTimer?: NodeJS.Timeout;
 }
 
 interface Job {
@@ -63,21 +77,26 @@ async function startWorker(timeoutMs: number): Promise<TesseractWorker> {
   }
   // tesseract.js defaults to one uniform block (PSM 6), which interleaves the lines of
   // multi-column pages; automatic page segmentation (PSM 3) is what the command line uses.
-  await worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO, user_defined_dpi: String(DEFAULT_DPI) });
+  // Tesseract's own messages ("Detected 100 diacritics", "Estimating resolution...") go to the
+  // worker's stderr, in the middle of our JSON logs; its debug file (in the WASM file system)
+  // takes them instead.
+  await worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO, user_defined_dpi: String(DEFAULT_DPI), debug_file: '/dev/null' });
   return worker;
 }
 
 /**
  * A pool of tesseract.js workers (LSTM only, English, automatic page segmentation) with a FIFO
  * queue. Workers start on demand up to `workers`, the first one at once so that a broken
- * installation fails here rather than on the first page. A worker that fails a job is discarded.
+ * installation fails here rather than on the first page. A worker that fails a job is discarded;
+ * one that has done `recycleAfterJobs` jobs is replaced, one idle for `idleTimeoutMs` stopped.
  */
 export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<OcrEngine> {
   const size = Math.max(1, Math.floor(options.workers ?? os.availableParallelism()));
   const recycleAfter = Math.max(1, options.recycleAfterJobs ?? 200);
   const timeoutMs = options.createTimeoutMs ?? 30_000;
+  const report = options.onWorkerEvent ?? (() => undefined);
 
-  const idle: PoolWorker[] = [{ worker: await startWorker(timeoutMs), jobs: 0, dpi: DEFAULT_DPI }];
+  const idle: PoolWorker[] = [];
   const queue: Job[] = [];
   const running = new Set<Promise<void>>();
   let starting = 0;
@@ -86,18 +105,54 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
 
   const live = () => idle.length + busy + starting;
 
+  function stop(pooled: PoolWorker, reason: 'quota' | 'idle' | 'failed' | 'closed'): Promise<void> {
+    clearTimeout(pooled.idleTimer);
+    report({ type: 'stopped', reason, jobs: pooled.jobs, workers: live() });
+    return pooled.worker.terminate().then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  function rest(pooled: PoolWorker): void {
+    idle.push(pooled);
+    if (options.idleTimeoutMs === undefined) return;
+    pooled.idleTimer = setTimeout(() => {
+      const at = idle.indexOf(pooled);
+      if (at < 0 || closed) return;
+      idle.splice(at, 1);
+      void stop(pooled, 'idle');
+    }, options.idleTimeoutMs);
+    // An idle OCR worker is no reason for the process to stay up.
+    pooled.idleTimer.unref();
+  }
+
+  function take(): PoolWorker | undefined {
+    const pooled = idle.pop();
+    if (pooled) clearTimeout(pooled.idleTimer);
+    return pooled;
+  }
+
+  async function begin(): Promise<PoolWorker> {
+    const worker = await startWorker(timeoutMs);
+    const pooled = { worker, jobs: 0, dpi: DEFAULT_DPI };
+    report({ type: 'started', workers: live() });
+    return pooled;
+  }
+
   function dispatch(): void {
     while (!closed && queue.length > 0) {
-      const pooled = idle.pop();
+      const pooled = take();
       if (pooled) {
         track(run(pooled, queue.shift()!));
       } else if (live() < size) {
         starting++;
         track(
-          startWorker(timeoutMs).then(
-            (worker) => {
+          begin().then(
+            (started) => {
               starting--;
-              idle.push({ worker, jobs: 0, dpi: DEFAULT_DPI });
+              if (closed) return void stop(started, 'closed');
+              rest(started);
               dispatch();
             },
             (error: Error) => {
@@ -139,17 +194,48 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
     } finally {
       busy--;
     }
-    if (closed || !healthy || pooled.jobs >= recycleAfter) await pooled.worker.terminate().catch(() => undefined);
-    else idle.push(pooled);
+    if (closed) await stop(pooled, 'closed');
+    else if (!healthy) await stop(pooled, 'failed');
+    else if (pooled.jobs >= recycleAfter) await stop(pooled, 'quota');
+    else rest(pooled);
     dispatch();
   }
 
+  starting++;
+  try {
+    rest(await begin());
+  } finally {
+    starting--;
+  }
+
   return {
+    parallelism: size,
     recognize(image, opts) {
       if (closed) return Promise.reject(new Error('the OCR engine is closed'));
+      if (opts?.signal?.aborted) return Promise.reject(new Error('the OCR job was cancelled'));
       const dpi = Math.round(Math.min(1200, Math.max(70, opts?.dpi ?? DEFAULT_DPI)));
+      const signal = opts?.signal;
       return new Promise((resolve, reject) => {
-        queue.push({ image, dpi, resolve, reject });
+        // A job nobody waits for any more (its document failed or ran out of time) leaves the queue.
+        const cancel = () => {
+          const at = queue.indexOf(job);
+          if (at >= 0) queue.splice(at, 1)[0].reject(new Error('the OCR job was cancelled'));
+        };
+        const settled = () => signal?.removeEventListener('abort', cancel);
+        const job: Job = {
+          image,
+          dpi,
+          resolve: (result) => {
+            settled();
+            resolve(result);
+          },
+          reject: (error) => {
+            settled();
+            reject(error);
+          },
+        };
+        signal?.addEventListener('abort', cancel, { once: true });
+        queue.push(job);
         dispatch();
       });
     },
@@ -159,7 +245,34 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
       for (const job of queue.splice(0)) job.reject(new Error('the OCR engine is closed'));
       // Jobs in progress finish (and terminate their workers); then the idle ones go.
       while (running.size > 0) await Promise.allSettled([...running]);
-      await Promise.all(idle.splice(0).map((p) => p.worker.terminate().catch(() => undefined)));
+      await Promise.all(idle.splice(0).map((p) => stop(p, 'closed')));
+    },
+  };
+}
+
+/**
+ * An engine whose pool starts on first use: most documents need no OCR, and a worker costs
+ * ~0.5 s and ~100 MB. A pool that failed to start is tried again by the next job.
+ */
+export function createLazyOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
+  let engine: Promise<OcrEngine> | null = null;
+  let closed = false;
+  const started = () => {
+    if (closed) return Promise.reject(new Error('the OCR engine is closed'));
+    engine ??= createOcrEngine(options).catch((error: unknown) => {
+      engine = null;
+      throw error;
+    });
+    return engine;
+  };
+  return {
+    parallelism: Math.max(1, Math.floor(options.workers ?? os.availableParallelism())),
+    recognize: async (image, opts) => (await started()).recognize(image, opts),
+    async close() {
+      closed = true;
+      const closing = engine;
+      engine = null;
+      if (closing) await closing.then((ocr) => ocr.close()).catch(() => undefined);
     },
   };
 }

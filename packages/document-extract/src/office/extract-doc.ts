@@ -25,7 +25,9 @@ const RAW = { filterUnicode: false } as const;
  * Word 97-2003 binary (.doc) through word-extractor: body (table cells become tabs, tracked
  * deletions removed by the library, field codes dropped), text boxes, footnotes and endnotes
  * after the body, headers before it and footers after it. Comments (annotations) are left out.
- * The format's page breaks are lost by the library, so the result is one page.
+ * Pages are split where the body has a page break or a section break starting a new page (our
+ * patch of word-extractor keeps those as form feeds; the library turned them into newlines): a
+ * .doc, like a .docx, stores no pagination of its own.
  */
 export async function extractDoc(bytes: Buffer, opts: ExtractOptions): Promise<ExtractedDocument> {
   opts.signal?.throwIfAborted();
@@ -38,19 +40,26 @@ export async function extractDoc(bytes: Buffer, opts: ExtractOptions): Promise<E
     throw mapLibraryError(error);
   }
 
-  const headers = tidyLines(document.getHeaders({ includeFooters: false, ...RAW }));
-  const footers = tidyLines(document.getFooters(RAW));
-  const body = [
-    document.getBody(RAW),
+  // Only the body's form feeds are pages; elsewhere (a header, a footnote) one is a line break.
+  const lines = (text: string) => tidyLines(text.replace(/\f/g, '\n'));
+  const headers = lines(document.getHeaders({ includeFooters: false, ...RAW }));
+  const footers = lines(document.getFooters(RAW));
+  const bodyPages = document.getBody(RAW).split('\f').map(tidyLines);
+  const afterBody = [
     document.getTextboxes({ includeBody: true, includeHeadersAndFooters: false, ...RAW }),
     document.getFootnotes(RAW),
     document.getEndnotes(RAW),
-  ].map(tidyLines);
+  ].map(lines);
 
-  const parts = [headers, ...body, footers];
-  const text = opts.output === 'markdown' ? joinParts(parts.map(linesToMarkdownParagraphs)) : joinParts(parts);
-  opts.onProgress?.(1, 1);
-  return { kind: 'doc', pages: [text], notes: [], ocrPages: 0 };
+  // A break at the very end (Word's last section mark) makes no page of its own.
+  while (bodyPages.length > 1 && bodyPages[bodyPages.length - 1] === '') bodyPages.pop();
+  const pageParts = bodyPages.map((page) => [page]);
+  pageParts[0].unshift(headers);
+  pageParts[pageParts.length - 1].push(...afterBody, footers);
+  const format = (parts: string[]) => (opts.output === 'markdown' ? joinParts(parts.map(linesToMarkdownParagraphs)) : joinParts(parts));
+  const pages = pageParts.map(format);
+  opts.onProgress?.(pages.length, pages.length);
+  return { kind: 'doc', pages, notes: [], ocrPages: 0 };
 }
 
 function assertReadableWordOle(bytes: Buffer): void {
@@ -58,7 +67,7 @@ function assertReadableWordOle(bytes: Buffer): void {
   switch (classifyOle(bytes)) {
     case 'encrypted-word':
     case 'encrypted-ooxml':
-      throw new DocumentError('400-001', 'Password-protected documents are not supported', ['the Word document is encrypted']);
+      throw new DocumentError('400-001', 'Password-protected documents are not supported', ['the Word document is password-protected (encrypted)']);
     case 'word6':
       throw new DocumentError('400-001', 'Unsupported file type', ['Word 6.0/95 documents are not supported; save the file as .docx']);
     case 'other':

@@ -25,7 +25,7 @@ const CARRIAGE_RETURN = /<([\w.-]+:)?cr(\s[^>]*)?\/>/g;
 export async function extractDocx(bytes: Buffer, opts: ExtractOptions): Promise<ExtractedDocument> {
   opts.signal?.throwIfAborted();
   if (isOle(bytes)) {
-    throw new DocumentError('400-001', 'Password-protected documents are not supported', ['the .docx is encrypted (an OLE container, not a ZIP package)']);
+    throw new DocumentError('400-001', 'Password-protected documents are not supported', ['the .docx is password-protected (encrypted: an OLE container, not a ZIP package)']);
   }
   assertSafeZip(bytes);
   const zip = await JSZip.loadAsync(bytes).catch((error: unknown) => {

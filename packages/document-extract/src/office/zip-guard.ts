@@ -6,12 +6,21 @@ import { readZipDirectory, type ZipEntry } from './zip-directory.js';
  * Zip-bomb defence for Office packages. JSZip (inside mammoth) trusts the sizes in the
  * archive and inflates whole parts into memory, so we decide before it runs:
  *  - the declared total must stay under MAX_TOTAL_UNCOMPRESSED;
+ *  - the XML the parsers read must stay small enough for them: mammoth holds about 40 bytes per
+ *    byte of word/document.xml (32 MB of ordinary paragraphs peaked at 1.3 GB and took 31 s; 64 MB
+ *    ran the 1.5 GB parse thread out of memory), so the main part is capped at MAX_MAIN_PART and
+ *    all XML parts together at MAX_XML_TOTAL, whatever their compression ratio;
  *  - a large part may not claim an implausible compression ratio (Word XML compresses
  *    about 5-20x; only filler such as runs of zeros reaches the deflate maximum of ~1000x);
  *  - every part is inflated once here with a hard output cap equal to its declared size,
  *    so a forged, too-small declared size cannot smuggle a bomb past the first two checks.
  */
-export const MAX_TOTAL_UNCOMPRESSED = 200 * 1024 * 1024;
+/** Everything, media included (pictures hardly compress: a 50 MB download expands to little more). */
+export const MAX_TOTAL_UNCOMPRESSED = 128 * 1024 * 1024;
+/** word/document.xml, the body. */
+export const MAX_MAIN_PART = 24 * 1024 * 1024;
+/** Every XML part (body, headers, footers, notes, styles, ...). */
+export const MAX_XML_TOTAL = 32 * 1024 * 1024;
 const MAX_ENTRIES = 10_000;
 const RATIO_CHECK_FROM = 10 * 1024 * 1024;
 const MAX_RATIO = 100;
@@ -23,11 +32,17 @@ export function assertSafeZip(bytes: Uint8Array): void {
   if (entries.length > MAX_ENTRIES) throw overLimit(`the document package has more than ${MAX_ENTRIES} parts`);
 
   let total = 0;
+  let xml = 0;
   for (const entry of entries) {
-    if (entry.encrypted) throw new DocumentError('400-001', 'Password-protected documents are not supported', [`part ${entry.name} is encrypted`]);
+    if (entry.encrypted) throw new DocumentError('400-001', 'Password-protected documents are not supported', [`the document is password-protected: part ${entry.name} is encrypted`]);
     if (entry.method !== 0 && entry.method !== 8) throw damaged(`part ${entry.name} uses unsupported compression method ${entry.method}`);
     total += entry.uncompressedSize;
-    if (total > MAX_TOTAL_UNCOMPRESSED) throw overLimit(`the document expands to more than ${MAX_TOTAL_UNCOMPRESSED / 1024 / 1024} MB`);
+    if (total > MAX_TOTAL_UNCOMPRESSED) throw overLimit(`the document expands to more than ${mb(MAX_TOTAL_UNCOMPRESSED)}`);
+    if (entry.name === 'word/document.xml' && entry.uncompressedSize > MAX_MAIN_PART) {
+      throw overLimit(`the body (word/document.xml) expands to more than ${mb(MAX_MAIN_PART)}`);
+    }
+    if (/\.(xml|rels)$/i.test(entry.name)) xml += entry.uncompressedSize;
+    if (xml > MAX_XML_TOTAL) throw overLimit(`the document's XML parts expand to more than ${mb(MAX_XML_TOTAL)}`);
     if (entry.uncompressedSize > RATIO_CHECK_FROM && entry.uncompressedSize > MAX_RATIO * Math.max(entry.compressedSize, 1)) {
       throw overLimit(`part ${entry.name} has a compression ratio above ${MAX_RATIO}:1 (zip bomb?)`);
     }
@@ -62,5 +77,7 @@ function damaged(detail: string): DocumentError {
 }
 
 function overLimit(detail: string): DocumentError {
-  return new DocumentError('400-001', 'The document exceeds a processing limit', [detail]);
+  return new DocumentError('400-001', 'The document exceeds a processing limit', [`the document exceeds a processing limit: ${detail}`]);
 }
+
+const mb = (bytes: number) => `${bytes / 1024 / 1024} MB`;

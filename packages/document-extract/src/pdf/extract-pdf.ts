@@ -6,14 +6,18 @@ import { recognizeRendered, renderPage } from './page-ocr.js';
 import { layoutPage, type TextBlock } from './page-layout.js';
 import { choosePageReading, documentTraits, fetchPage, type FetchedPage } from './read-page.js';
 import { headingLevels, markdownBlock, plainBlock } from './render-text.js';
+import { PDF_LIMITS } from './stream-budget.js';
 
 /**
  * Pages whose text is requested ahead of the one being laid out. pdf.js parses on this thread
  * but waits on asynchronous inflation; overlapping pages fills those waits (~1.3x faster).
  */
 const PREFETCH = 4;
-/** Rendered pages waiting for or in OCR at once: rendering the next page overlaps reading this one. */
-const OCR_IN_FLIGHT = 2;
+/**
+ * Rendered pages waiting for or in OCR at once: one per OCR worker, plus one so that rendering
+ * the next page overlaps reading the others. Each holds its grey raster (8.7 MB for A4).
+ */
+const ocrInFlight = (opts: ExtractOptions) => Math.max(2, (opts.ocr?.parallelism ?? 1) + 1);
 
 type PageResult = { kind: 'text'; blocks: TextBlock[] } | { kind: 'ocr'; reading: Promise<UprightText>; reason: string };
 
@@ -38,6 +42,9 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
     const inFlight = new Set<Promise<void>>();
     let done = 0;
     const finished = () => opts.onProgress?.(++done, total);
+    // The stream budget counts each stream once; one stream drawn by many pages (or a form drawn
+    // many times) is only seen here, as the text pdf.js actually produced.
+    let textItems = 0;
 
     for (let n = 1; n <= total; n++) {
       if (opts.signal?.aborted) throw aborted();
@@ -50,12 +57,19 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
       }
       const fetched = await fetches.get(n)!;
       fetches.delete(n);
+      textItems += fetched.textItems;
+      if (textItems > PDF_LIMITS.documentTextOperators) {
+        fetched.page.cleanup();
+        throw new DocumentError('400-001', 'The document exceeds a processing limit', [
+          `the PDF exceeds a processing limit: its pages draw more than ${PDF_LIMITS.documentTextOperators.toLocaleString('en-US')} pieces of text (PDF bomb?)`,
+        ]);
+      }
       let result: PageResult;
       try {
         const reading = await choosePageReading(fetched, traits, pdf.pdfjs.OPS);
         if (reading.ocr && opts.ocr) {
           // Rendered while the page is loaded; read while the next pages are.
-          result = { kind: 'ocr', reading: recognizeRendered(await renderPage(fetched.page), opts.ocr), reason: reading.ocr };
+          result = { kind: 'ocr', reading: recognizeRendered(await renderPage(fetched.page), opts.ocr, { upright: reading.upright }), reason: reading.ocr };
         } else {
           if (reading.ocr) notes.push(`page ${n}: needs OCR (${reading.ocr}), which is not available; its text layer was used`);
           else if (reading.note) notes.push(`page ${n}: ${reading.note}`);
@@ -73,7 +87,7 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
       const settled = result.reading.then(finished, () => undefined);
       inFlight.add(settled);
       void settled.then(() => inFlight.delete(settled));
-      while (inFlight.size >= OCR_IN_FLIGHT) await Promise.race(inFlight);
+      while (inFlight.size >= ocrInFlight(opts)) await Promise.race(inFlight);
     }
 
     const texts: Array<TextBlock[] | string> = [];

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { DocumentError } from '../errors.js';
+import { checkStreamBudget } from './stream-budget.js';
 
 export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 type LoadingTask = ReturnType<PdfJs['getDocument']>;
@@ -82,12 +83,14 @@ export interface OpenedPdf {
 
 /**
  * Opens a PDF with eval disabled and assets read from the package folder. Password-protected
- * files (a user password) and unreadable or truncated ones fail with 400-001; a file with only
- * an owner password opens normally.
+ * files (a user password), unreadable or truncated ones and decompression bombs fail with
+ * 400-001; a file with only an owner password opens normally.
  */
 export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
   const truncated = truncationDetail(bytes);
   if (truncated) throw new DocumentError('400-001', 'Invalid PDF file', [truncated]);
+  // pdf.js has no limit on what a stream inflates to: bombs are refused before it sees them.
+  checkStreamBudget(bytes);
   const lib = await loadPdfJs();
   const task = lib.getDocument({
     // pdf.js transfers (detaches) the buffer it is given: it gets a copy.

@@ -40,7 +40,10 @@ export async function renderPage(page: PdfPage): Promise<RenderedPage> {
   }
 }
 
-/** OCR of a rendered page, turned upright first (scans are often sideways or upside down). */
-export function recognizeRendered({ raster, dpi }: RenderedPage, ocr: OcrEngine): Promise<UprightText> {
-  return recognizeUpright(raster, ocr, dpi);
+/**
+ * OCR of a rendered page, turned upright first (scans are often sideways or upside down), unless
+ * the page is known to be upright (typeset text without a character map).
+ */
+export function recognizeRendered({ raster, dpi }: RenderedPage, ocr: OcrEngine, { upright = false } = {}): Promise<UprightText> {
+  return recognizeUpright(raster, ocr, dpi, { assumeUpright: upright });
 }

@@ -33,6 +33,8 @@ export async function documentTraits(pdf: OpenedPdf, bytes: Uint8Array): Promise
 export interface FetchedPage {
   page: PdfPage;
   runs: PageRuns;
+  /** Text items pdf.js produced for the page (what the stream budget counts as text operators). */
+  textItems: number;
 }
 
 /** Loads a page with its text (form values and text boxes included as placed runs). */
@@ -46,13 +48,18 @@ export async function fetchPage(pdf: OpenedPdf, traits: DocumentTraits, pageNumb
   ]);
   const runs = textRuns(pdf.pdfjs.Util, viewport.transform, content.items, (id) => roles.get(id));
   runs.fields.push(...formRuns(viewport.transform, annotations));
-  return { page, runs };
+  return { page, runs, textItems: content.items.length };
 }
 
 /** How a page is read: by OCR (and why), or from its text layer, with a note when that may miss something. */
 export interface PageReading {
   /** Why the page is OCR'd, or null to use its text layer. */
   ocr: string | null;
+  /**
+   * The page is known to be upright: born-digital text (visible, no images) whose font lacks a
+   * character map. Its rendering is read as is, without the skew and orientation analysis.
+   */
+  upright?: boolean;
   note?: string;
 }
 
@@ -64,9 +71,14 @@ export interface PageReading {
  */
 export async function choosePageReading({ page, runs }: FetchedPage, traits: DocumentTraits, OPS: PdfJs['OPS']): Promise<PageReading> {
   const verdict = judgeText([...runs.upright, ...runs.rotated].map((r) => r.str));
-  if (verdict === 'unreadable') return { ocr: 'text without a usable character mapping' };
   if (verdict === 'good') return { ocr: null };
+  // The operator list is built once: rendering for OCR reuses it.
   const drawing = await inspectDrawing(page, OPS);
+  if (verdict === 'unreadable') {
+    // Visible text and no picture: typeset, so upright and straight. A scan with a garbage OCR
+    // layer (images) may lie any way round and is analysed as scans are.
+    return { ocr: 'text without a usable character mapping', upright: drawing.images === 0 && drawing.visibleText > 0 };
+  }
   if (verdict === 'none') {
     if (drawing.images > 0) return { ocr: 'no text layer' };
     if (traits.oversizedImage) {

@@ -24,7 +24,7 @@ export async function extractTxt(bytes: Uint8Array, opts: ExtractOptions): Promi
   // A form feed ends a page, so a file ending in one has an empty last page, as printed.
   const pages = cleaned.text.split(FORM_FEED).map((page) => (opts.output === 'markdown' ? txtPageToMarkdown(page) : page));
   opts.onProgress?.(pages.length, pages.length);
-  return { kind: 'txt', pages, notes, ocrPages: 0 };
+  return { kind: 'txt', pages, notes, ocrPages: 0, encoding: decoded.encoding };
 }
 
 function binary(): DocumentError {

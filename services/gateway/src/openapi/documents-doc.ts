@@ -4,7 +4,12 @@ import type { Schema } from './openapi-types.js';
 
 const requestId: Schema = { type: 'string', description: 'Request id (UUIDv7); kept 7 days.' };
 const data: Schema = { type: 'string', description: 'Extracted text; pages joined with "\\n\\n=== Page Break ===\\n\\n".' };
-const kind: Schema = { type: 'string', description: 'The kind detected from the bytes (the declared type is only a hint).' };
+const kind: Schema = { type: 'string', description: 'The kind detected from the bytes (the declared type is only a hint); on a FAILED record, the declared type only when the bytes were never read or matched no kind.' };
+const encoding: Schema = {
+  type: 'string',
+  enum: ['utf-8', 'utf-16le', 'utf-16be', 'windows-1252'],
+  description: 'Text files only: the decoder used. UTF-8 unless a byte order mark says UTF-16; files that are not valid UTF-8 are read as windows-1252 (the usual "Latin-1").',
+};
 
 const schemas: Record<string, Schema> = {
   ParseRequest: {
@@ -21,7 +26,7 @@ const schemas: Record<string, Schema> = {
   ParseCompleted: {
     type: 'object',
     required: ['requestId', 'status', 'data', 'type'],
-    properties: { requestId, status: { type: 'string', const: 'COMPLETED' }, data, type: kind, pages: { type: 'integer', minimum: 0 } },
+    properties: { requestId, status: { type: 'string', const: 'COMPLETED' }, data, type: kind, pages: { type: 'integer', minimum: 0 }, encoding },
   },
   ParseAccepted: {
     type: 'object',
@@ -39,6 +44,7 @@ const schemas: Record<string, Schema> = {
       createdAt: { type: 'integer', description: 'Unix time (seconds).' },
       data,
       pages: { type: 'integer', minimum: 0, description: 'COMPLETED only.' },
+      encoding,
       message: { type: 'string', description: 'PROCESSING only.' },
       pagesDone: { type: 'integer', minimum: 0, description: 'PROCESSING only: pages extracted so far.' },
       pagesTotal: { type: 'integer', minimum: 0, description: 'PROCESSING only: pages in the document.' },

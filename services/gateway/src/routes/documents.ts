@@ -61,7 +61,8 @@ export function documentsRouter(deps: GatewayDeps): Router {
       if (!record) {
         res.status(202).json({ requestId, status: 'PROCESSING', message: PARSE_PROCESSING_MESSAGE });
       } else if (record.status === 'completed') {
-        res.status(200).json({ requestId, status: 'COMPLETED', data: record.result?.data ?? '', type: record.result?.type ?? declaredType, pages: record.result?.pages });
+        const encoding = record.result?.encoding ? { encoding: record.result.encoding } : {};
+        res.status(200).json({ requestId, status: 'COMPLETED', data: record.result?.data ?? '', type: record.result?.type ?? declaredType, pages: record.result?.pages, ...encoding });
       } else {
         const [code] = parseErrorString(record).split(':');
         const status = Number(code.slice(0, 3)) || 500;

@@ -5,7 +5,7 @@ import type { ParseJob } from '@gleaner/queues';
 import type { ParseResult } from '@gleaner/record-views';
 import type { RequestRecordStore } from '@gleaner/store';
 import { JobFailure, runRecordedJob, type RecordedJobContext } from '@gleaner/worker-runtime';
-import type { ParseTask, ParseTaskResult } from '../parse-thread.js';
+import type { ParseProgress, ParseTask, ParseTaskResult } from '../parse-thread.js';
 
 /** SPEC "Limits": parser files up to 50 MB. */
 export const PARSE_MAX_BYTES = 50 * 1024 * 1024;
@@ -14,6 +14,8 @@ export interface ParseProcessorDeps {
   jobs: RecordedJobContext;
   records: RequestRecordStore;
   parsePool: ThreadPool;
+  /** Pages the process's OCR pool reads at once (PARSER_OCR_WORKERS). */
+  ocrParallelism: number;
   allowPrivateNetworks: boolean;
   budgetMs: number;
   logger: Logger;
@@ -32,8 +34,19 @@ function downloadFailure(err: unknown): JobFailure {
   }
 }
 
-function parseFailure(err: unknown, budgetMs: number): JobFailure {
+/** Node's message when a thread passes its `resourceLimits` (ERR_WORKER_OUT_OF_MEMORY). */
+const THREAD_OUT_OF_MEMORY = /reaching memory limit|ERR_WORKER_OUT_OF_MEMORY/;
+
+/** A parse thread's failure in the parser's vocabulary (400-001 the file's fault, 500-001 ours). */
+export function parseFailure(err: unknown, budgetMs: number): JobFailure {
   if (err instanceof TaskTimeoutError) return new JobFailure('500-001', 'Processing error', false, [`document processing exceeded its ${Math.round(budgetMs / 1000)} s budget`]);
+  // The thread's heap limit is the last guard against a document built to exhaust memory (the
+  // size checks come first): the file, not our service, is at fault, and retrying cannot help.
+  // Read by shape: the error is made by Node's worker machinery, not necessarily in this realm.
+  const { message = '', code = '' } = (err ?? {}) as { message?: string; code?: string };
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY' || THREAD_OUT_OF_MEMORY.test(String(message))) {
+    return new JobFailure('400-001', 'The document exceeds a processing limit', false, ['the document exceeds a processing limit: parsing it needs more memory than a document may use']);
+  }
   if (err instanceof ThreadTaskError && err.remoteName === 'DocumentError') {
     const code = err.fields.code === '400-001' ? '400-001' : '500-001';
     const details = Array.isArray(err.fields.details) ? (err.fields.details as string[]) : [];
@@ -54,13 +67,21 @@ export function createParseProcessor(deps: ParseProcessorDeps) {
         throw downloadFailure(err);
       }
       let lastProgressWrite = 0;
+      // The kind found in the bytes goes into the record at once, so that a failure reports it
+      // (a docx sent as "pdf" that turns out damaged is a damaged docx) rather than the hint.
+      let kindWritten: Promise<unknown> = Promise.resolve();
       let parsed: ParseTaskResult;
       try {
         parsed = await deps.parsePool.run<ParseTask, ParseTaskResult>(
-          { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), declaredType: payload.declaredType, output: payload.output },
+          { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), declaredType: payload.declaredType, output: payload.output, ocrParallelism: deps.ocrParallelism },
           deps.budgetMs,
-          (p) => {
-            const { pagesDone, pagesTotal } = p as { pagesDone: number; pagesTotal: number };
+          (message) => {
+            const progress = message as ParseProgress;
+            if ('kind' in progress) {
+              kindWritten = deps.records.setDetectedType('parse', payload.requestId, progress.kind).catch(() => undefined);
+              return;
+            }
+            const { pagesDone, pagesTotal } = progress;
             // At most two record writes a second, and always the last page.
             if (Date.now() - lastProgressWrite < 500 && pagesDone < pagesTotal) return;
             lastProgressWrite = Date.now();
@@ -68,11 +89,12 @@ export function createParseProcessor(deps: ParseProcessorDeps) {
           },
         );
       } catch (err) {
+        await kindWritten;
         throw parseFailure(err, deps.budgetMs);
       }
       if (parsed.ocrPages > 0) ocrPages.inc(parsed.ocrPages);
-      const result: ParseResult = { data: parsed.text, type: parsed.kind, pages: parsed.pages };
-      deps.logger.info('document parsed', { requestId: payload.requestId, kind: parsed.kind, pages: parsed.pages, notes: parsed.notes });
+      const result: ParseResult = { data: parsed.text, type: parsed.kind, pages: parsed.pages, ...(parsed.encoding ? { encoding: parsed.encoding } : {}) };
+      deps.logger.info('document parsed', { requestId: payload.requestId, kind: parsed.kind, pages: parsed.pages, encoding: parsed.encoding, notes: parsed.notes });
       return { result, extra: { progress: { pagesDone: parsed.pages, pagesTotal: parsed.pages } } };
     });
 }
