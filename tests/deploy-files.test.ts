@@ -1,4 +1,6 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -609,6 +611,40 @@ describe('infra/Dockerfile', () => {
       expect({ source, exists: existsSync(path.join(REPO_ROOT, source)), ignored: dockerIgnored(source) }).toEqual({ source, exists: true, ignored: false });
     }
   });
+
+  it('builds: the build stage, replayed in a scratch folder (its COPY lines, then its pnpm fetch and install), installs offline', () => {
+    // No Docker engine here: copy exactly what the build stage copies, in order, and run its pnpm
+    // lines there. A file pnpm needs and the Dockerfile forgets (e.g. a patch of
+    // `patchedDependencies`) fails this as it would fail `docker build`.
+    const scratch = mkdtempSync(path.join(tmpdir(), 'gleaner-docker-build-'));
+    try {
+      for (const stage of stages.slice(0, -1)) {
+        for (const i of inStage(stage.index)) {
+          if (i.keyword === 'COPY' && !i.args.includes('--from=')) {
+            const parts = i.args.split(/\s+/).filter((a) => !a.startsWith('--'));
+            const dest = parts.at(-1)!;
+            for (const source of parts.slice(0, -1)) {
+              const target = dest.endsWith('/') ? path.join(scratch, dest, path.basename(source)) : path.join(scratch, dest);
+              cpSync(path.join(REPO_ROOT, source), target, { recursive: true, filter: (src) => !dockerIgnored(path.relative(REPO_ROOT, src)) });
+            }
+          } else if (i.keyword === 'RUN') {
+            const run = expandArgs(i.args, argDefaults(stage.index));
+            if (!/^pnpm (fetch|install)\b/.test(run)) continue; // installing pnpm itself: this machine has it
+            const result = spawnSync('sh', ['-c', run], { cwd: scratch, encoding: 'utf8', env: { ...process.env, CI: '1' } });
+            expect({ run, status: result.status, stderr: result.status === 0 ? '' : `${result.stdout}\n${result.stderr}`.slice(-2000) }).toEqual({ run, status: 0, stderr: '' });
+          }
+        }
+      }
+      // The operator CLI runs from the production tree (`docker compose exec gateway node --import tsx scripts/gleaner-cli.ts …`).
+      const cli = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/gleaner-cli.ts'], { cwd: scratch, encoding: 'utf8' });
+      expect({ status: cli.status, usage: cli.stdout.split('\n')[0], stderr: cli.stderr }).toEqual({ status: 0, usage: 'usage: gleaner <command>', stderr: '' });
+      // The word-extractor patch is applied in the image's tree.
+      const filters = readFileSync(path.join(scratch, 'packages/document-extract/node_modules/word-extractor/lib/filters.js'), 'utf8');
+      expect(filters).toContain('replaceTable[0x000C] = "\\f"');
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
 
 describe('.dockerignore', () => {

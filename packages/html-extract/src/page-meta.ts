@@ -56,7 +56,8 @@ function prefixed(map: Map<string, string>, prefix: string): Record<string, stri
 
 /** Parses one JSON-LD block, tolerating the usual damage: CDATA or comment wrappers, raw control characters. */
 function parseJsonLdBlock(raw: string): unknown {
-  const body = raw.replace(/^\s*(?:<!\[CDATA\[|<!--)|(?:\]\]>|-->)\s*$/g, '').trim();
+  // `//<![CDATA[ … //]]>` (the JavaScript-comment form WordPress plugins write) included.
+  const body = raw.replace(/^\s*(?:\/\/\s*)?(?:<!\[CDATA\[|<!--)|(?:\/\/\s*)?(?:\]\]>|-->)\s*$/g, '').trim();
   if (!body) return undefined;
   try {
     return JSON.parse(body);

@@ -43,12 +43,15 @@ describe('metadata', () => {
   it('parses JSON-LD with @graph, CDATA wrappers and raw newlines inside strings', () => {
     const head =
       '<script type="application/ld+json">//<![CDATA[\n{"@context":"https://schema.org","@graph":[{"@type":"WebSite","name":"Site"},{"@type":"BlogPosting","headline":"Graph post","description":"Line one\nline two"}]}\n//]]></script>';
-    // `//<![CDATA[` is a JavaScript comment trick: not valid JSON, skipped; the same block without it parses.
-    const clean = head.replace('//<![CDATA[\n', '<![CDATA[').replace('\n//]]>', ']]>');
-    const out = extractPage(page(`<article>${article()}</article>`, clean), 'https://example.com/');
-    expect(out.meta.json_ld).toHaveLength(1);
-    expect(out.meta.description).toBe('Line one line two');
-    expect(extractPage(page(`<article>${article()}</article>`, head), 'https://example.com/').meta.json_ld).toBeUndefined();
+    // Both the JavaScript-comment form (`//<![CDATA[`, as WordPress plugins write it) and the bare one parse.
+    const bare = head.replace('//<![CDATA[\n', '<![CDATA[').replace('\n//]]>', ']]>');
+    for (const wrapped of [head, bare]) {
+      const out = extractPage(page(`<article>${article()}</article>`, wrapped), 'https://example.com/');
+      expect(out.meta.json_ld).toHaveLength(1);
+      expect(out.meta.description).toBe('Line one line two');
+    }
+    const broken = head.replace('"@context"', '@context');
+    expect(extractPage(page(`<article>${article()}</article>`, broken), 'https://example.com/').meta.json_ld).toBeUndefined();
   });
 
   it('describes a page that has no description with its first paragraph, and omits absent fields', () => {
