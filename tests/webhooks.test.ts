@@ -100,6 +100,8 @@ describe('delivery', () => {
       expect(receiver.deliveries).toHaveLength(1);
       const record = await waitFor(() => h.stores.records.get('scrape', id), (r) => r?.webhook?.status === 'failed');
       expect(record?.webhook).toMatchObject({ status: 'failed', attempts: 1, lastError: 'receiver answered HTTP 410' });
+      const status = await request(h.url).get(`/web-scrapper/${id}`).set('x-api-key', account.apiKey);
+      expect(status.body.webhook_delivery).toEqual({ status: 'failed', attempts: 1, error: 'receiver answered HTTP 410' });
       // The counter moves just after the record is written: wait for it rather than read once.
       const counted = await waitFor(async () => countsSince(before, await deliveryCounts('scrape')), (c) => c.rejected >= 1, 5_000);
       expect(counted).toEqual({ delivered: 0, retry: 0, rejected: 1, failed: 0 });
@@ -114,6 +116,7 @@ describe('delivery', () => {
     try {
       const id = await submitScrape(receiver.url);
       await waitFor(() => h.stores.records.get('scrape', id), (r) => r?.webhook?.status === 'delivered');
+      expect((await request(h.url).get(`/web-scrapper/${id}`).set('x-api-key', account.apiKey)).body.webhook_delivery).toEqual({ status: 'delivered', attempts: 1 });
       // What a delivery re-run after a lost job lock looks like to the dispatcher.
       const rerun = await producer.add({ deliveryId: `wh-${id}`, requestId: id, accountId: account.accountId, family: 'scrape', url: receiver.url }, `wh-${id}-rerun`);
       await waitFor(() => rerun.getState(), (state) => state === 'completed');

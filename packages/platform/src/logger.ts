@@ -2,8 +2,12 @@ import winston from 'winston';
 
 export type Logger = winston.Logger;
 
-/** Keys whose values never reach a log line, at any depth (API keys, LLM keys, bearer tokens). */
-const SECRET_KEYS = /^(authorization|x-api-key|api[_-]?key|apikey|token|secret|password|key|llm[_-]?key|bearer)$/i;
+/**
+ * Keys whose values never reach a log line, at any depth (API keys, LLM keys, bearer tokens, webhook
+ * secrets): these names exactly, and any name ending in token, secret, password or api key
+ * (`platformToken`, `webhook_secret`). Counts such as `llm_tokens` end in "tokens" and stay.
+ */
+const SECRET_KEYS = /^(authorization|x-api-key|key|llm[_-]?key|bearer)$|(token|secret|password|api[_-]?key)$/i;
 
 function redact(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;

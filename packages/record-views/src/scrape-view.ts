@@ -65,14 +65,24 @@ export function scrapeErrorString(record: ScrapeRecord): string {
   return `${record.error?.code ?? 'E008'}: ${record.error?.message ?? 'Content processing failed'}`;
 }
 
+/**
+ * Delivery status of the request's own webhook (issue 4: "scraper records gain a delivery
+ * status"): `{status: pending|delivered|failed, attempts, error?}`, only when a webhook was given.
+ */
+function webhookDeliveryField(record: ScrapeRecord): Record<string, unknown> {
+  const w = record.webhook;
+  if (!w) return {};
+  return { webhook_delivery: { status: w.status, attempts: w.attempts, ...(w.status === 'failed' && w.lastError ? { error: w.lastError } : {}) } };
+}
+
 /** Status endpoint body for any state; `error_trace` only when the service runs in development. */
 export function scrapeStatusBody(record: ScrapeRecord, includeTrace: boolean): Record<string, unknown> {
   const head = { request_id: record.id, url: record.input.url, status: record.status, timestamp: timestampOf(record) };
   if (record.status === 'completed') {
-    return { ...head, content: scrapeContent(record), ...llmFields(record) };
+    return { ...head, content: scrapeContent(record), ...llmFields(record), ...webhookDeliveryField(record) };
   }
   if (record.status === 'failed') {
-    return { ...head, error: scrapeErrorString(record), ...(includeTrace && record.error?.trace ? { error_trace: record.error.trace } : {}) };
+    return { ...head, error: scrapeErrorString(record), ...(includeTrace && record.error?.trace ? { error_trace: record.error.trace } : {}), ...webhookDeliveryField(record) };
   }
   return head;
 }

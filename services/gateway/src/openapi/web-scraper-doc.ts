@@ -116,10 +116,20 @@ const schemas: Record<string, Schema> = {
     required: ['request_id', 'url', 'status', 'timestamp'],
     properties: { request_id: requestId, url: { type: 'string' }, status: { type: 'string', enum: ['received', 'processing'] }, timestamp },
   },
+  WebhookDelivery: {
+    type: 'object',
+    description: "Delivery of the request's own webhook; present only when the request gave one.",
+    required: ['status', 'attempts'],
+    properties: {
+      status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+      attempts: { type: 'integer', minimum: 0 },
+      error: { type: 'string', description: 'Why delivery failed for good, e.g. "receiver answered HTTP 410".' },
+    },
+  },
   ScrapeCompletedStatus: {
     type: 'object',
     required: ['request_id', 'url', 'status', 'timestamp', 'content'],
-    properties: { request_id: requestId, url: { type: 'string' }, status: { type: 'string', const: 'completed' }, timestamp, content: schemaRef('ScrapeContent'), llm_output: llmOutput, llm_input_truncated: llmInputTruncated },
+    properties: { request_id: requestId, url: { type: 'string' }, status: { type: 'string', const: 'completed' }, timestamp, content: schemaRef('ScrapeContent'), llm_output: llmOutput, llm_input_truncated: llmInputTruncated, webhook_delivery: schemaRef('WebhookDelivery') },
   },
   ScrapeFailedStatus: {
     type: 'object',
@@ -131,6 +141,7 @@ const schemas: Record<string, Schema> = {
       timestamp,
       error: { type: 'string', description: '"CODE: message", e.g. "E008: target answered HTTP 404".' },
       error_trace: { type: 'string', description: 'Only when the service runs in development mode.' },
+      webhook_delivery: schemaRef('WebhookDelivery'),
     },
   },
   ScraperError: {
