@@ -3,9 +3,12 @@ import request from 'supertest';
 import { verifyWebhookSignature } from '@gleaner/safe-fetch';
 import { loadWebhookDispatcherConfig, startWebhookDispatcher, webhookBackoffDelay, type RunningService } from '@gleaner/webhook-dispatcher';
 import { createLogger, webhookDeliveries } from '@gleaner/platform';
+import { loadParserWorkerConfig, startParserWorker } from '@gleaner/parser-worker';
 import { QueueProducer, webhookDeliveryId, webhookQueue } from '@gleaner/queues';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
+import { binaryNoise } from './support/hostile-files.js';
+import { startPageServer } from './support/page-server.js';
 import { startService } from './support/processes.js';
 import { rawHttp } from './support/raw-http.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
@@ -233,6 +236,60 @@ describe('delivery', () => {
       await shortWindow.stop();
     }
   });
+});
+
+describe('deliveries of parses that failed, from the real parser worker', () => {
+  // A prefix of their own: on the main one, the scripted workers consume the parse queue.
+  const parserPrefix = testPrefix('webhooks-parser');
+  let gateway: GatewayHarness;
+  let parser: { stop(): Promise<void> };
+  let parserDispatcher: RunningService;
+  let docs: Awaited<ReturnType<typeof startPageServer>>;
+  let owner: TestAccount;
+
+  beforeAll(async () => {
+    // Anything not routed here answers 404.
+    docs = await startPageServer({ '/binary.txt': (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(binaryNoise()) });
+    gateway = await GatewayHarness.start(parserPrefix);
+    parser = await startParserWorker(loadParserWorkerConfig(serviceEnv(parserPrefix, { PARSER_CONCURRENCY: '1', PARSER_OCR_WORKERS: '1' })), createLogger('parser-test', 'error'));
+    parserDispatcher = await startWebhookDispatcher(loadWebhookDispatcherConfig(serviceEnv(parserPrefix, { WEBHOOK_BACKOFF_BASE_MS: '100', WEBHOOK_TIMEOUT_MS: '700' })), createLogger('dispatcher-test', 'error'));
+    owner = await gateway.account('parser-hooked');
+  }, 60_000);
+
+  afterAll(async () => {
+    await parserDispatcher?.stop();
+    await parser?.stop();
+    await gateway?.stop();
+    await docs?.close();
+    await deleteKeysWithPrefix(parserPrefix);
+  });
+
+  it.each([
+    ['a file that is not what it says (binary sent as txt)', '/binary.txt', 'txt', /^400-001: /],
+    ['a URL that answers 404', '/missing.pdf', 'pdf', /^500-001: /],
+  ])('%s: the FAILED status record, as the parser, signed', async (_name, docPath, type, code) => {
+    const receiver = await startWebhookReceiver([200]);
+    try {
+      const res = await request(gateway.url).post('/documents/parse').set('x-api-key', owner.apiKey).send({ url: `${docs.url}${docPath}`, type, webhook: receiver.url });
+      expect([400, 500]).toContain(res.status);
+      const id = res.body.requestId as string;
+      expect(res.body.error).toMatch(code);
+      const [delivery] = await waitFor(() => receiver.deliveries, (d) => d.length >= 1);
+      const body = JSON.parse(delivery.rawBody);
+      expect(body).toMatchObject({ requestId: id, status: 'FAILED', error: expect.stringMatching(code) });
+      expect(body.error).toBe(res.body.error);
+      expect(body).not.toHaveProperty('data');
+      // The very record the status endpoint answers.
+      const status = await request(gateway.url).get(`/documents/status/${id}`).set('x-api-key', owner.apiKey);
+      expect(body).toEqual(status.body);
+      expect(delivery.headers).toMatchObject({ 'user-agent': 'Document-Parser-Webhook/1.0', 'content-type': 'application/json', 'x-request-id': id, 'x-webhook-delivery': webhookDeliveryId(id), 'x-webhook-attempt': '1' });
+      const { secret } = (await request(gateway.url).get('/account/webhook-secret').set('x-api-key', owner.apiKey)).body;
+      expect(verifyWebhookSignature(secret, delivery.rawBody, delivery.headers['x-webhook-signature'] as string)).toBe(true);
+      expect(verifyWebhookSignature(secret, delivery.rawBody.replace('FAILED', 'COMPLETED'), delivery.headers['x-webhook-signature'] as string)).toBe(false);
+    } finally {
+      await receiver.close();
+    }
+  }, 30_000);
 });
 
 describe('account subscriptions and the webhook secret', () => {
