@@ -317,6 +317,45 @@ describe('account subscriptions and the webhook secret', () => {
     }
   });
 
+  it('a subscription for the parser family receives parse completions and no scrape completion', async () => {
+    const subscriber = await h.account('parse-only-subscriber');
+    const parseOnly = await startWebhookReceiver([200]);
+    const everything = await startWebhookReceiver([200]);
+    const subscribe = (url: string, families?: string[]) => request(h.url).post('/account/webhooks').set('x-api-key', subscriber.apiKey).send({ url, ...(families ? { families } : {}) });
+    try {
+      const parseSub = await subscribe(parseOnly.url, ['parse']);
+      expect(parseSub.status).toBe(201);
+      expect(parseSub.body.families).toEqual(['parse']);
+      const allSub = await subscribe(everything.url);
+      expect(allSub.status).toBe(201);
+      expect(allSub.body.families).toEqual(['scrape', 'scrape-v1', 'parse']);
+
+      const scrape = await request(h.url).post('/web-scrapper/').set('x-api-key', subscriber.apiKey).send({ url: 'http://127.0.0.1:9/sleep/1' });
+      const scrapeId = scrape.body.request_id as string;
+      // The barrier: the catch-all subscription's copy of the scrape completion has arrived, so
+      // the scrape's delivery targets were chosen and their jobs have run (or never existed).
+      const [scrapeCopy] = await waitFor(() => everything.deliveries, (d) => d.length >= 1);
+      expect(scrapeCopy.headers).toMatchObject({ 'user-agent': 'Web-Scraper-Webhook/1.0', 'x-request-id': scrapeId, 'x-webhook-delivery': webhookDeliveryId(scrapeId, allSub.body.id) });
+      await waitFor(() => h.stores.records.get('scrape', scrapeId), (r) => r?.subscriptionDeliveries?.[allSub.body.id]?.status === 'delivered');
+      await new Promise((r) => setTimeout(r, 500)); // a copy for the parser subscription would arrive alongside
+      expect(parseOnly.deliveries).toHaveLength(0);
+      expect((await h.stores.records.get('scrape', scrapeId))?.subscriptionDeliveries).toEqual({ [allSub.body.id]: expect.objectContaining({ status: 'delivered' }) });
+
+      const parsed = await request(h.url).post('/documents/parse').set('x-api-key', subscriber.apiKey).send({ url: 'http://127.0.0.1:9/sleep/1' });
+      expect(parsed.status).toBe(200);
+      const parseId = parsed.body.requestId as string;
+      const [parseCopy] = await waitFor(() => parseOnly.deliveries, (d) => d.length >= 1);
+      expect(parseCopy.headers).toMatchObject({ 'user-agent': 'Document-Parser-Webhook/1.0', 'x-request-id': parseId, 'x-webhook-delivery': webhookDeliveryId(parseId, parseSub.body.id) });
+      expect(JSON.parse(parseCopy.rawBody)).toMatchObject({ requestId: parseId, status: 'COMPLETED', data: 'scripted document' });
+      await waitFor(() => everything.deliveries, (d) => d.length >= 2);
+      expect(everything.deliveries.map((d) => d.headers['x-request-id'])).toEqual([scrapeId, parseId]);
+      expect(parseOnly.deliveries.map((d) => d.headers['x-request-id'])).toEqual([parseId]);
+    } finally {
+      await parseOnly.close();
+      await everything.close();
+    }
+  });
+
   it('rotates the webhook secret with no body at all, and signs later deliveries with the new one', async () => {
     const port = Number(new URL(h.url).port);
     const before = (await request(h.url).get('/account/webhook-secret').set('x-api-key', account.apiKey)).body.secret as string;
