@@ -3,9 +3,12 @@ import request from 'supertest';
 import { verifyWebhookSignature } from '@gleaner/safe-fetch';
 import { loadWebhookDispatcherConfig, startWebhookDispatcher, webhookBackoffDelay, type RunningService } from '@gleaner/webhook-dispatcher';
 import { createLogger, webhookDeliveries } from '@gleaner/platform';
+import { loadParserWorkerConfig, startParserWorker } from '@gleaner/parser-worker';
 import { QueueProducer, webhookDeliveryId, webhookQueue } from '@gleaner/queues';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
+import { binaryNoise } from './support/hostile-files.js';
+import { startPageServer } from './support/page-server.js';
 import { startService } from './support/processes.js';
 import { rawHttp } from './support/raw-http.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
@@ -238,6 +241,60 @@ describe('delivery', () => {
   });
 });
 
+describe('deliveries of parses that failed, from the real parser worker', () => {
+  // A prefix of their own: on the main one, the scripted workers consume the parse queue.
+  const parserPrefix = testPrefix('webhooks-parser');
+  let gateway: GatewayHarness;
+  let parser: { stop(): Promise<void> };
+  let parserDispatcher: RunningService;
+  let docs: Awaited<ReturnType<typeof startPageServer>>;
+  let owner: TestAccount;
+
+  beforeAll(async () => {
+    // Anything not routed here answers 404.
+    docs = await startPageServer({ '/binary.txt': (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(binaryNoise()) });
+    gateway = await GatewayHarness.start(parserPrefix);
+    parser = await startParserWorker(loadParserWorkerConfig(serviceEnv(parserPrefix, { PARSER_CONCURRENCY: '1', PARSER_OCR_WORKERS: '1' })), createLogger('parser-test', 'error'));
+    parserDispatcher = await startWebhookDispatcher(loadWebhookDispatcherConfig(serviceEnv(parserPrefix, { WEBHOOK_BACKOFF_BASE_MS: '100', WEBHOOK_TIMEOUT_MS: '700' })), createLogger('dispatcher-test', 'error'));
+    owner = await gateway.account('parser-hooked');
+  }, 60_000);
+
+  afterAll(async () => {
+    await parserDispatcher?.stop();
+    await parser?.stop();
+    await gateway?.stop();
+    await docs?.close();
+    await deleteKeysWithPrefix(parserPrefix);
+  });
+
+  it.each([
+    ['a file that is not what it says (binary sent as txt)', '/binary.txt', 'txt', /^400-001: /],
+    ['a URL that answers 404', '/missing.pdf', 'pdf', /^500-001: /],
+  ])('%s: the FAILED status record, as the parser, signed', async (_name, docPath, type, code) => {
+    const receiver = await startWebhookReceiver([200]);
+    try {
+      const res = await request(gateway.url).post('/documents/parse').set('x-api-key', owner.apiKey).send({ url: `${docs.url}${docPath}`, type, webhook: receiver.url });
+      expect([400, 500]).toContain(res.status);
+      const id = res.body.requestId as string;
+      expect(res.body.error).toMatch(code);
+      const [delivery] = await waitFor(() => receiver.deliveries, (d) => d.length >= 1);
+      const body = JSON.parse(delivery.rawBody);
+      expect(body).toMatchObject({ requestId: id, status: 'FAILED', error: expect.stringMatching(code) });
+      expect(body.error).toBe(res.body.error);
+      expect(body).not.toHaveProperty('data');
+      // The very record the status endpoint answers.
+      const status = await request(gateway.url).get(`/documents/status/${id}`).set('x-api-key', owner.apiKey);
+      expect(body).toEqual(status.body);
+      expect(delivery.headers).toMatchObject({ 'user-agent': 'Document-Parser-Webhook/1.0', 'content-type': 'application/json', 'x-request-id': id, 'x-webhook-delivery': webhookDeliveryId(id), 'x-webhook-attempt': '1' });
+      const { secret } = (await request(gateway.url).get('/account/webhook-secret').set('x-api-key', owner.apiKey)).body;
+      expect(verifyWebhookSignature(secret, delivery.rawBody, delivery.headers['x-webhook-signature'] as string)).toBe(true);
+      expect(verifyWebhookSignature(secret, delivery.rawBody.replace('FAILED', 'COMPLETED'), delivery.headers['x-webhook-signature'] as string)).toBe(false);
+    } finally {
+      await receiver.close();
+    }
+  }, 30_000);
+});
+
 describe('account subscriptions and the webhook secret', () => {
   it('a subscription delivery that runs again after it arrived is not sent twice', async () => {
     const subscriber = await h.account('subscriber');
@@ -260,6 +317,45 @@ describe('account subscriptions and the webhook secret', () => {
     } finally {
       await producer.close();
       await receiver.close();
+    }
+  });
+
+  it('a subscription for the parser family receives parse completions and no scrape completion', async () => {
+    const subscriber = await h.account('parse-only-subscriber');
+    const parseOnly = await startWebhookReceiver([200]);
+    const everything = await startWebhookReceiver([200]);
+    const subscribe = (url: string, families?: string[]) => request(h.url).post('/account/webhooks').set('x-api-key', subscriber.apiKey).send({ url, ...(families ? { families } : {}) });
+    try {
+      const parseSub = await subscribe(parseOnly.url, ['parse']);
+      expect(parseSub.status).toBe(201);
+      expect(parseSub.body.families).toEqual(['parse']);
+      const allSub = await subscribe(everything.url);
+      expect(allSub.status).toBe(201);
+      expect(allSub.body.families).toEqual(['scrape', 'scrape-v1', 'parse']);
+
+      const scrape = await request(h.url).post('/web-scrapper/').set('x-api-key', subscriber.apiKey).send({ url: 'http://127.0.0.1:9/sleep/1' });
+      const scrapeId = scrape.body.request_id as string;
+      // The barrier: the catch-all subscription's copy of the scrape completion has arrived, so
+      // the scrape's delivery targets were chosen and their jobs have run (or never existed).
+      const [scrapeCopy] = await waitFor(() => everything.deliveries, (d) => d.length >= 1);
+      expect(scrapeCopy.headers).toMatchObject({ 'user-agent': 'Web-Scraper-Webhook/1.0', 'x-request-id': scrapeId, 'x-webhook-delivery': webhookDeliveryId(scrapeId, allSub.body.id) });
+      await waitFor(() => h.stores.records.get('scrape', scrapeId), (r) => r?.subscriptionDeliveries?.[allSub.body.id]?.status === 'delivered');
+      await new Promise((r) => setTimeout(r, 500)); // a copy for the parser subscription would arrive alongside
+      expect(parseOnly.deliveries).toHaveLength(0);
+      expect((await h.stores.records.get('scrape', scrapeId))?.subscriptionDeliveries).toEqual({ [allSub.body.id]: expect.objectContaining({ status: 'delivered' }) });
+
+      const parsed = await request(h.url).post('/documents/parse').set('x-api-key', subscriber.apiKey).send({ url: 'http://127.0.0.1:9/sleep/1' });
+      expect(parsed.status).toBe(200);
+      const parseId = parsed.body.requestId as string;
+      const [parseCopy] = await waitFor(() => parseOnly.deliveries, (d) => d.length >= 1);
+      expect(parseCopy.headers).toMatchObject({ 'user-agent': 'Document-Parser-Webhook/1.0', 'x-request-id': parseId, 'x-webhook-delivery': webhookDeliveryId(parseId, parseSub.body.id) });
+      expect(JSON.parse(parseCopy.rawBody)).toMatchObject({ requestId: parseId, status: 'COMPLETED', data: 'scripted document' });
+      await waitFor(() => everything.deliveries, (d) => d.length >= 2);
+      expect(everything.deliveries.map((d) => d.headers['x-request-id'])).toEqual([scrapeId, parseId]);
+      expect(parseOnly.deliveries.map((d) => d.headers['x-request-id'])).toEqual([parseId]);
+    } finally {
+      await parseOnly.close();
+      await everything.close();
     }
   });
 
@@ -316,7 +412,7 @@ describe('schedule and durability', () => {
     await first.waitFor(/ready/);
     const receiver = await startWebhookReceiver(['hang', 200]);
     try {
-      await submitScrape(receiver.url);
+      const id = await submitScrape(receiver.url);
       await waitFor(() => receiver.deliveries, (d) => d.length >= 1);
       await first.kill('SIGKILL');
       const second = startService('webhook-dispatcher', processEnv);
@@ -324,7 +420,12 @@ describe('schedule and durability', () => {
         await second.waitFor(/ready/);
         const got = await waitFor(() => receiver.deliveries, (d) => d.some((x) => x.answeredWith === 200), 30_000);
         expect(got.filter((d) => d.answeredWith === 200)).toHaveLength(1);
-        expect(new Set(got.map((d) => d.headers['x-webhook-delivery'])).size).toBe(1);
+        // The same delivery id across the crash, and attempt numbers that do not repeat: BullMQ
+        // re-runs a stalled job without counting a failed attempt, but it counts every start.
+        expect(got.map((d) => d.headers['x-webhook-delivery'])).toEqual([webhookDeliveryId(id), webhookDeliveryId(id)]);
+        expect(got.map((d) => d.headers['x-webhook-attempt'])).toEqual(['1', '2']);
+        const record = await waitFor(() => h.stores.records.get('scrape', id), (r) => r?.webhook?.status === 'delivered');
+        expect(record?.webhook).toMatchObject({ status: 'delivered', attempts: 2 });
       } finally {
         await second.kill();
       }

@@ -78,3 +78,8 @@ export const CONTENT_TYPES: RawZipEntry = { name: '[Content_Types].xml', data: B
 export function zipBombDocx(): Buffer {
   return rawZip([CONTENT_TYPES, { name: 'word/document.xml', data: Buffer.alloc(20 * 1024 * 1024) }]);
 }
+
+/** 4 KB of bytes spread over all 256 values (NULs and control characters included): a binary file, whatever it is called. */
+export function binaryNoise(length = 4096): Buffer {
+  return Buffer.from(Array.from({ length }, (_, i) => (i * 7919) % 256));
+}

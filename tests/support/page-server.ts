@@ -39,3 +39,41 @@ export function html(body: string, head = ''): RouteHandler {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head>${head}</head><body>${body}</body></html>`);
   };
 }
+
+export interface StreamedBody {
+  handler: RouteHandler;
+  /** The last request's response: bytes handed to the socket, and whether it was sent in full or cut by the client. */
+  last: { sent: number; closed: boolean; finished: boolean };
+}
+
+/**
+ * A body of `totalBytes` streamed in 64 KB chunks without Content-Length (chunked transfer
+ * encoding), only as fast as the client reads: a client learns its size by counting.
+ */
+export function streamedBody(totalBytes: number, contentType = 'application/octet-stream'): StreamedBody {
+  const chunk = Buffer.alloc(64 * 1024, 'the quick brown fox jumps over the lazy dog.\n');
+  const body: StreamedBody = {
+    last: { sent: 0, closed: false, finished: false },
+    handler: (_req, res) =>
+      new Promise<void>((resolve) => {
+        const state: StreamedBody['last'] = { sent: 0, closed: false, finished: false };
+        body.last = state;
+        res.on('close', () => {
+          state.closed = true;
+          state.finished = res.writableFinished;
+          resolve();
+        });
+        res.writeHead(200, { 'content-type': contentType });
+        const pump = () => {
+          while (state.sent < totalBytes && !res.destroyed) {
+            const n = Math.min(chunk.length, totalBytes - state.sent);
+            state.sent += n;
+            if (!res.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return void res.once('drain', pump);
+          }
+          if (!res.destroyed) res.end();
+        };
+        pump();
+      }),
+  };
+  return body;
+}

@@ -34,6 +34,16 @@ export function withDeliveryState(record: RequestRecord, subscriptionId: string 
 }
 
 /**
+ * The number this attempt is sent and recorded with (`X-Webhook-Attempt`): every start of the
+ * job counts. A job re-run after its dispatcher died (stalled) keeps its `attemptsMade`, so
+ * `attemptsMade + 1` would repeat the number of the attempt that was cut off; BullMQ's
+ * `attemptsStarted` is incremented each time the job becomes active, this run included.
+ */
+export function attemptNumber(job: Pick<Job, 'attemptsMade' | 'attemptsStarted'>): number {
+  return Math.max(job.attemptsStarted ?? 0, job.attemptsMade + 1);
+}
+
+/**
  * One delivery attempt: POST the family's body, signed `t=<unix>,v1=<hex HMAC-SHA256("<t>.<body>")>`
  * with the account's current secret. 2xx delivers; 429, 5xx, timeouts and network errors retry;
  * any other answer ends the delivery at once. Every attempt is counted and written into the
@@ -41,8 +51,10 @@ export function withDeliveryState(record: RequestRecord, subscriptionId: string 
  */
 export function createDeliveryProcessor(deps: DeliveryDeps) {
   return async (payload: WebhookJob, job: Job): Promise<{ statusCode: number; attempts: number }> => {
-    const attempt = job.attemptsMade + 1;
-    const lastAttempt = attempt >= (job.opts.attempts ?? 1);
+    const attempt = attemptNumber(job);
+    // Whether BullMQ will retry after this attempt fails: it decides by attemptsMade (failed
+    // attempts), which a stalled run does not advance, so this is not `attempt >= attempts`.
+    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const { family } = payload;
     const log = deps.logger.child({ requestId: payload.requestId, deliveryId: payload.deliveryId, subscriptionId: payload.subscriptionId, attempt });
     /** Records the attempt's outcome, then counts it (a write that fails is counted by the caller). */

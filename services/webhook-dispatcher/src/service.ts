@@ -25,13 +25,15 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig, lo
       settings: { backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) => webhookBackoffDelay(attemptsMade, config.WEBHOOK_BACKOFF_BASE_MS, err) },
       onFailedForGood: async (job, err, cause) => {
         const { family, requestId, url, subscriptionId } = job.data as WebhookJob;
-        logger.warn('webhook delivery failed for good', { requestId, deliveryId: job.id, subscriptionId, attempts: job.attemptsMade, error: err.message });
+        // Attempts started, as the processor numbers them (a stalled run advances only attemptsStarted).
+        const attempts = Math.max(job.attemptsStarted ?? 0, job.attemptsMade);
+        logger.warn('webhook delivery failed for good', { requestId, deliveryId: job.id, subscriptionId, attempts, error: err.message });
         // Every attempt the processor ran has counted and recorded its own outcome; a delivery
         // that kept killing its dispatcher never finished one.
         if (cause !== 'stalled') return;
         webhookDeliveries.inc({ family, outcome: 'failed' });
         await stores.records.update(family, requestId, (r) =>
-          deliveryStateOf(r, subscriptionId)?.status === 'delivered' ? r : withDeliveryState(r, subscriptionId, { url, status: 'failed', attempts: job.attemptsMade, lastError: err.message }),
+          deliveryStateOf(r, subscriptionId)?.status === 'delivered' ? r : withDeliveryState(r, subscriptionId, { url, status: 'failed', attempts, lastError: err.message }),
         );
       },
     },
