@@ -20,7 +20,7 @@ import {
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
 import { html, startPageServer } from './support/page-server.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
+import { deleteKeysWithPrefix, redisDump, TEST_REDIS_URL, testPrefix } from './support/redis.js';
 
 /**
  * Language-model extraction end to end through the HTTP API: real Redis, in-process gateway and
@@ -174,34 +174,6 @@ async function expectLlmFailure(res: request.Response, reason: string): Promise<
   const status = await get(alice, `/web-scrapper/${res.body.request_id}`);
   expect(status.status).toBe(200);
   expect(status.body).toEqual({ request_id: res.body.request_id, url: articleUrl(), status: 'failed', timestamp: res.body.timestamp, error: res.body.error });
-}
-
-/** Every key under `prefix` with its value(s) as text, whatever the Redis type. */
-async function redisDump(keyPrefix: string): Promise<Map<string, string>> {
-  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
-  const out = new Map<string, string>();
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${keyPrefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) {
-        const type = await redis.type(key);
-        let value: unknown;
-        if (type === 'string') value = await redis.get(key);
-        else if (type === 'hash') value = await redis.hgetall(key);
-        else if (type === 'list') value = await redis.lrange(key, 0, -1);
-        else if (type === 'set') value = await redis.smembers(key);
-        else if (type === 'zset') value = await redis.zrange(key, 0, -1, 'WITHSCORES');
-        else if (type === 'stream') value = await redis.xrange(key, '-', '+');
-        else value = `(${type})`;
-        out.set(key, JSON.stringify(value));
-      }
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
