@@ -2,10 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createLogger } from '@gleaner/platform';
 import { loadBotConnectorConfig, startBotConnector, type RunningService } from '@gleaner/bot-connector';
+import { Sealer } from '@gleaner/store';
 import { startFakeBotPlatform, type FakeBotPlatform } from './fakes/bot-platform.js';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness } from './support/gateway.js';
-import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
+import { jsonLines, startService, type ServiceProcess } from './support/processes.js';
+import { deleteKeysWithPrefix, redisDump, testPrefix } from './support/redis.js';
+import { waitFor } from './support/webhook-receiver.js';
 
 /**
  * `/bot-webhook` through the gateway, the bot queue and a real bot-connector, against a stand-in
@@ -40,7 +43,38 @@ afterAll(async () => {
   await deleteKeysWithPrefix(prefix);
 });
 
-const call = (body: unknown, token = TOKEN, gateway = h) => request(gateway.url).post('/bot-webhook').set('authorization', `Bearer ${token}`).send(body as object);
+/** Request ids of the bot calls answered in this file; each call's job is named after its id. */
+const answeredRequestIds = new Set<string>();
+const call = async (body: unknown, token = TOKEN, gateway = h) => {
+  const res = await request(gateway.url).post('/bot-webhook').set('authorization', `Bearer ${token}`).send(body as object);
+  if (typeof res.body?.request_id === 'string') answeredRequestIds.add(res.body.request_id);
+  return res;
+};
+/** The seeded subscriber every "existing user" call must find. */
+const ana = () => [...fake.subscribers.values()].find((s) => s.name === 'Ana')!;
+
+const tokenSealer = new Sealer(serviceEnv(prefix).GLEANER_SECRET, 'bot-token');
+/** A value sealed by Sealer: v1.<12-byte iv>.<16-byte tag>.<ciphertext>, base64url. */
+const SEALED_VALUE = /v1\.[\w-]{16}\.[\w-]{22}\.[\w-]+/g;
+/** Where a Redis dump holds a bot token: in clear, in a job's `sealedToken` field, or sealed under any name. */
+function tokenTraces(dump: Map<string, string>): string[] {
+  const found: string[] = [];
+  for (const [key, value] of dump) {
+    const text = `${key}\n${value}`;
+    if (text.includes(TOKEN)) found.push(`${key}: the token in clear`);
+    if (text.includes('sealedToken')) found.push(`${key}: a sealedToken field`);
+    for (const sealed of text.match(SEALED_VALUE) ?? []) {
+      let opened: string;
+      try {
+        opened = tokenSealer.open(sealed);
+      } catch {
+        continue; // not sealed by the bot-token sealer
+      }
+      found.push(`${key}: a sealed ${opened === TOKEN ? 'token' : 'value'}`);
+    }
+  }
+  return found;
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('bot webhook', () => {
@@ -48,7 +82,7 @@ describe('bot webhook', () => {
     const res = await call({ phone_number: '+57 300 123 4567', flow_ns: FLOW, user_fields: { city: 'Bogotá' } });
     expect(res.status).toBe(200);
     expect(res.body.request_id).toBe(res.headers['x-request-id']);
-    expect(res.body.user_ns_retrieval).toMatchObject({ success: true });
+    expect(res.body.user_ns_retrieval).toEqual({ success: true, message: 'User found', user_ns: ana().user_ns });
     expect(res.body.custom_fields_update).toMatchObject({ success: true, details: [{ field: 'city', status: 'updated' }] });
     expect(res.body.flow_sent).toMatchObject({ success: true });
     expect(fake.sentFlows.at(-1)?.sub_flow_ns).toBe(FLOW);
@@ -59,6 +93,37 @@ describe('bot webhook', () => {
     const res = await call({ phone_number: '(49) 151-1234-5678', flow_ns: FLOW });
     expect(res.status).toBe(200);
     expect(fake.requestsTo('POST /subscriber/create').length).toBe(before + 1);
+  });
+
+  it('phone formats reach the seeded user by its WhatsApp id: found, never created', async () => {
+    const creates = fake.requestsTo('POST /subscriber/create').length;
+    const lookups = fake.requestsTo('GET /subscriber/get-info-by-user-id').length;
+    const formats = ['+57 300 123 4567', '+57 (300) 123-4567', '57.300.123.4567', ' 573001234567 '];
+    for (const phone_number of formats) {
+      const res = await call({ phone_number, flow_ns: FLOW });
+      expect({ phone_number, status: res.status, user_ns_retrieval: res.body.user_ns_retrieval }).toEqual({
+        phone_number,
+        status: 200,
+        user_ns_retrieval: { success: true, message: 'User found', user_ns: ana().user_ns },
+      });
+    }
+    expect(fake.requestsTo('GET /subscriber/get-info-by-user-id').slice(lookups).map((r) => r.query.user_id)).toEqual(formats.map(() => '573001234567'));
+    expect(fake.requestsTo('POST /subscriber/create').length).toBe(creates);
+  });
+
+  it('a user the platform knows only by phone is found by the phone search, whatever the format', async () => {
+    const ben = fake.addSubscriber({ phone: '+4930123456789', user_id: null, name: 'Ben' });
+    const creates = fake.requestsTo('POST /subscriber/create').length;
+    for (const phone_number of ['+49 30 123456789', '(49) 30-1234-56789']) {
+      const res = await call({ phone_number, flow_ns: FLOW });
+      expect({ phone_number, status: res.status, user_ns_retrieval: res.body.user_ns_retrieval }).toEqual({
+        phone_number,
+        status: 200,
+        user_ns_retrieval: { success: true, message: 'User found by phone number search', user_ns: ben.user_ns },
+      });
+    }
+    expect(fake.requestsTo('GET /subscribers').at(-1)?.query.phone).toBe('+4930123456789');
+    expect(fake.requestsTo('POST /subscriber/create').length).toBe(creates);
   });
 
   it('creation failing: 404', async () => {
@@ -100,7 +165,12 @@ describe('bot webhook', () => {
   it('a platform that hangs: 500 with a clear message once the platform timeout (8 s) passes, never a hung request', async () => {
     fake.failNext('GET /subscriber/get-info-by-user-id', { hang: true }, 1);
     const started = Date.now();
-    const res = await call({ phone_number: '573001234567', flow_ns: FLOW });
+    const pending = call({ phone_number: '573001234567', flow_ns: FLOW });
+    // While the call runs its job holds the token, sealed: what the "never stores the token" test
+    // looks for after the calls end. Checked here, so that test is known to see a token it missed.
+    await waitFor(() => fake.requests.some((r) => r.answeredWith === 'hang' && r.at >= started), (hanging) => hanging, 5_000);
+    expect(tokenTraces(await redisDump(prefix))).toEqual(expect.arrayContaining([expect.stringMatching(/: a sealedToken field$/), expect.stringMatching(/: a sealed token$/)]));
+    const res = await pending;
     expect(res.status).toBe(500);
     expect(res.body.error).toBe('Could not look up the user on the bot platform: Bot platform did not answer within 8 s');
     expect(Date.now() - started).toBeLessThan(20_000);
@@ -168,19 +238,19 @@ describe('bot webhook', () => {
     }
   });
 
-  it('never stores the token: nothing under the prefix holds it once calls end', async () => {
-    const { Redis } = await import('ioredis');
-    const redis = new Redis((await import('./support/redis.js')).TEST_REDIS_URL);
-    try {
-      const keys = await redis.keys(`${prefix}:*`);
-      for (const key of keys) {
-        const type = await redis.type(key);
-        const dump = type === 'string' ? await redis.get(key) : type === 'hash' ? JSON.stringify(await redis.hgetall(key)) : type === 'stream' ? JSON.stringify(await redis.xrange(key, '-', '+')) : '';
-        expect(dump ?? '').not.toContain(TOKEN);
-      }
-    } finally {
-      redis.disconnect();
-    }
+  it('never stores the token: once the calls end, no key under the prefix holds it, in clear or sealed, and no job is left', async () => {
+    const dump = await redisDump(prefix);
+    // Values of every type were read: the results of finished calls sit in the queue's event stream.
+    expect(dump.get(`${prefix}:bot:events`)).toContain('user_ns_retrieval');
+    expect(tokenTraces(dump)).toEqual([]);
+    // No job is left: no key is named after a call (job hash, lock, logs), and no hash is a job's.
+    expect(answeredRequestIds.size).toBeGreaterThan(60);
+    expect([...dump.keys()].filter((key) => [...answeredRequestIds].some((id) => key.includes(id)))).toEqual([]);
+    const isJobHash = (value: string) => {
+      const parsed: unknown = JSON.parse(value);
+      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && 'data' in parsed;
+    };
+    expect([...dump].filter(([, value]) => isJobHash(value)).map(([key]) => key)).toEqual([]);
   });
 });
 
@@ -261,5 +331,58 @@ describe('per-token platform request quota', () => {
     // Retry-After is honest: once it has passed, the same call goes through.
     await sleep(retryAfter * 1000);
     expect((await newUser(hurried)).status).toBe(200);
+  }, 30_000);
+});
+
+/**
+ * The connector as operators run it (its own process, `LOG_LEVEL=debug`), its whole output read:
+ * log lines, lifecycle lines and anything else it prints. Its own prefix, so it alone runs these calls.
+ */
+describe("bot-connector's output at debug level", () => {
+  const logsPrefix = testPrefix('bot-logs');
+  const UNKNOWN_TOKEN = 'platform-token-unknown-9876543210';
+  let gateway: GatewayHarness;
+  let connectorProcess: ServiceProcess;
+
+  beforeAll(async () => {
+    gateway = await GatewayHarness.start(logsPrefix, { DEFAULT_RATE_LIMIT_PER_MINUTE: '1000' });
+    connectorProcess = startService('bot-connector', serviceEnv(logsPrefix, { BOT_PLATFORM_BASE_URL: fake.baseUrl, LOG_LEVEL: 'debug' }));
+    await connectorProcess.waitFor(/bot-connector ready/, 90_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await connectorProcess?.kill();
+    await gateway?.stop();
+    await deleteKeysWithPrefix(logsPrefix);
+  });
+
+  it('never carries the token: a success, platform 401s and a 206, the platform echoing the token in its messages', async () => {
+    const echo = (what: string) => ({ status: 422, body: { message: `${what} for token ${TOKEN}` } });
+    const answers: Array<{ res: request.Response; status: number }> = [];
+    const run = async (status: number, body: Record<string, unknown>, token = TOKEN) => answers.push({ res: await call({ flow_ns: FLOW, ...body }, token, gateway), status });
+
+    await run(200, { phone_number: '+57 300 123 4567', user_fields: { city: 'Medellín' } });
+    // The platform refusing the token: one it knows, while echoing it, and one it does not know.
+    fake.failNext('GET /subscriber/get-info-by-user-id', { status: 401, body: { message: `Unauthenticated: ${TOKEN}` } });
+    await run(401, { phone_number: '573001234567' });
+    await run(401, { phone_number: '573001234567' }, UNKNOWN_TOKEN);
+    // A field and the flow failing, each with the token in the platform's message.
+    fake.failNext('PUT /subscriber/set-user-field-by-name', echo('The field may not be set'));
+    fake.failNext('POST /subscriber/send-sub-flow', echo('The flow may not be sent'));
+    await run(206, { phone_number: '573001234567', user_fields: { city: 'Cali', unknown_field: 'x' } });
+
+    expect(answers.map((a) => a.res.status)).toEqual(answers.map((a) => a.status));
+    const last = answers.at(-1)!.res;
+    expect(last.body.custom_fields_update.details[0].status).toMatch(/^failed: .*\[redacted\]/);
+    expect(last.body.flow_sent.message).toMatch(/\[redacted\]/);
+    for (const { res } of answers) expect(res.text).not.toContain(TOKEN);
+
+    // The output was read: the connector logged each call, with the status it answered.
+    await waitFor(() => jsonLines(connectorProcess.output()).filter((l) => l.message === 'bot call finished').length, (n) => n >= answers.length, 5_000);
+    const finished = jsonLines(connectorProcess.output()).filter((l) => l.message === 'bot call finished');
+    expect(new Map(finished.map((l) => [l.requestId, l.httpStatus]))).toEqual(new Map(answers.map((a) => [a.res.body.request_id, a.status])));
+    const output = connectorProcess.output();
+    expect(output).not.toContain(TOKEN);
+    expect(output).not.toContain(UNKNOWN_TOKEN);
   }, 30_000);
 });

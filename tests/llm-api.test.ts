@@ -16,11 +16,13 @@ import {
   type JsonObject,
   type OpenAIScript,
   type RecordedLlmRequest,
+  type ScriptedHttpReply,
+  type ScriptedNetworkFault,
 } from './fakes/llm-providers.js';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
 import { html, startPageServer } from './support/page-server.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
+import { deleteKeysWithPrefix, redisDump, TEST_REDIS_URL, testPrefix } from './support/redis.js';
 
 /**
  * Language-model extraction end to end through the HTTP API: real Redis, in-process gateway and
@@ -176,33 +178,49 @@ async function expectLlmFailure(res: request.Response, reason: string): Promise<
   expect(status.body).toEqual({ request_id: res.body.request_id, url: articleUrl(), status: 'failed', timestamp: res.body.timestamp, error: res.body.error });
 }
 
-/** Every key under `prefix` with its value(s) as text, whatever the Redis type. */
-async function redisDump(keyPrefix: string): Promise<Map<string, string>> {
-  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
-  const out = new Map<string, string>();
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${keyPrefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) {
-        const type = await redis.type(key);
-        let value: unknown;
-        if (type === 'string') value = await redis.get(key);
-        else if (type === 'hash') value = await redis.hgetall(key);
-        else if (type === 'list') value = await redis.lrange(key, 0, -1);
-        else if (type === 'set') value = await redis.smembers(key);
-        else if (type === 'zset') value = await redis.zrange(key, 0, -1, 'WITHSCORES');
-        else if (type === 'stream') value = await redis.xrange(key, '-', '+');
-        else value = `(${type})`;
-        out.set(key, JSON.stringify(value));
-      }
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-  return out;
+/** What both provider stand-ins can be scripted with. */
+type CommonScript = ScriptedHttpReply | ScriptedNetworkFault | { output: JsonObject };
+
+/**
+ * The two providers, for the cases that run against each: how alice's call selects its key, and
+ * how each one says "bad key" and "overloaded" on the wire (contract §5 and §9).
+ */
+interface ProviderCase {
+  name: 'anthropic' | 'openai-compatible';
+  fake: () => FakeProvider<CommonScript>;
+  /** The other stand-in, which must not be called. */
+  other: () => FakeProvider<CommonScript>;
+  /** Scrape fields selecting alice's key for this provider. */
+  select: () => Record<string, unknown>;
+  /** A 401 whose message echoes the key, as real providers do with part of it. */
+  unauthorized: ScriptedHttpReply;
+  overloaded: { status: number; reason: string };
+  /** Whether retries carry the SDK's X-Stainless-Retry-Count (the OpenAI-compatible client is plain HTTP). */
+  sdkRetryHeader: boolean;
 }
+
+const PROVIDERS: ProviderCase[] = [
+  {
+    name: 'anthropic',
+    fake: () => anthropic,
+    other: () => openai,
+    // Alice's default key (the most recently added) is the Anthropic one.
+    select: () => ({}),
+    unauthorized: { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${ALICE_ANTHROPIC}` }, request_id: 'req_401' } },
+    overloaded: { status: 529, reason: 'provider overloaded (HTTP 529)' },
+    sdkRetryHeader: true,
+  },
+  {
+    name: 'openai-compatible',
+    fake: () => openai,
+    other: () => anthropic,
+    select: () => ({ llm_key_id: aliceKeys.openai }),
+    unauthorized: { status: 401, body: { error: { message: `Incorrect API key provided: ${ALICE_OPENAI}.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } } },
+    // OpenAI's "engine is currently overloaded" is a 503 (compatible servers behind a proxy say the same).
+    overloaded: { status: 503, reason: 'provider error (HTTP 503)' },
+    sdkRetryHeader: false,
+  },
+];
 
 // ---------------------------------------------------------------------------------------------
 
@@ -477,28 +495,44 @@ describe('current scraper, LLM mode', () => {
 });
 
 describe('provider failures through the API', () => {
-  it("401 fails at once; the provider's message (which echoes the key) is not passed on", async () => {
-    anthropic.enqueue({ status: 401, body: { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${ALICE_ANTHROPIC}` }, request_id: 'req_401' } });
-    const res = await llmScrape();
-    await expectLlmFailure(res, 'provider rejected the API key (HTTP 401)');
-    expect(anthropic.requests).toHaveLength(1);
-  });
+  describe.each(PROVIDERS)('$name', (p) => {
+    it("401 fails at once; the provider's message (which echoes the key) is not passed on", async () => {
+      p.fake().enqueue(p.unauthorized);
+      const res = await llmScrape(p.select());
+      await expectLlmFailure(res, 'provider rejected the API key (HTTP 401)');
+      expect(p.fake().requests.map((r) => r.answeredWith)).toEqual([401]);
+      expect(p.other().requests).toHaveLength(0);
+    });
 
-  it('429 with retry-after: the SDK waits as told, retries and succeeds', async () => {
-    anthropic.enqueue({ status: 429, headers: { 'retry-after': '1' } }, { output: ANSWER });
-    const res = await llmScrape();
-    expect(res.status).toBe(200);
-    expect(res.body.llm_output).toEqual(ANSWER);
-    expect(anthropic.requests.map((r) => r.answeredWith)).toEqual([429, 200]);
-    expect(anthropic.requests[1].at - anthropic.requests[0].at).toBeGreaterThanOrEqual(900);
-    expect(anthropic.requests[1].headers['x-stainless-retry-count']).toBe('1');
-  });
+    it('429 with retry-after: the client waits as told, retries and succeeds', async () => {
+      p.fake().enqueue({ status: 429, headers: { 'retry-after': '1' } }, { output: ANSWER });
+      const res = await llmScrape(p.select());
+      expect(res.status).toBe(200);
+      expect(res.body.llm_output).toEqual(ANSWER);
+      const requests = p.fake().requests;
+      expect(requests.map((r) => r.answeredWith)).toEqual([429, 200]);
+      expect(requests[1].at - requests[0].at).toBeGreaterThanOrEqual(900);
+      // The retry is the same request, sent again.
+      expect(requests[1].rawBody).toBe(requests[0].rawBody);
+      if (p.sdkRetryHeader) expect(requests[1].headers['x-stainless-retry-count']).toBe('1');
+    });
 
-  it('529 overloaded is retried twice, then the request fails', async () => {
-    anthropic.enqueue({ status: 529 }, { status: 529 }, { status: 529 });
-    const res = await llmScrape();
-    await expectLlmFailure(res, 'provider overloaded (HTTP 529)');
-    expect(anthropic.requests.map((r) => r.answeredWith)).toEqual([529, 529, 529]);
+    it('overloaded (5xx) is retried twice, then the request fails', async () => {
+      const { status, reason } = p.overloaded;
+      p.fake().enqueue({ status }, { status }, { status });
+      const res = await llmScrape(p.select());
+      await expectLlmFailure(res, reason);
+      expect(p.fake().requests.map((r) => r.answeredWith)).toEqual([status, status, status]);
+      expect(p.fake().pending()).toBe(0);
+    });
+
+    it('a 5xx followed by an answer succeeds on the retry', async () => {
+      p.fake().enqueue({ status: p.overloaded.status }, { output: ANSWER });
+      const res = await llmScrape(p.select());
+      expect(res.status).toBe(200);
+      expect(res.body.llm_output).toEqual(ANSWER);
+      expect(p.fake().requests.map((r) => r.answeredWith)).toEqual([p.overloaded.status, 200]);
+    });
   });
 
   it('malformed JSON from the model fails, with either provider', async () => {
@@ -548,15 +582,16 @@ describe('provider failures through the API', () => {
   });
 });
 
-describe('prompt injection in the page', () => {
+describe.each(PROVIDERS)('prompt injection in the page ($name)', (p) => {
   const injectUrl = () => `${site.url}/inject`;
 
   it('page text reaches the model only inside the data fence, which the page cannot close', async () => {
-    anthropic.enqueue({ output: { dish: 'potato soup' } });
-    const res = await post(alice, '/web-scrapper/', { url: injectUrl(), use_llm: true, prompt: PROMPT });
+    p.fake().enqueue({ output: { dish: 'potato soup' } });
+    const res = await post(alice, '/web-scrapper/', { url: injectUrl(), use_llm: true, prompt: PROMPT, ...p.select() });
     expect(res.status).toBe(200);
     expect(res.body.llm_output).toEqual({ dish: 'potato soup' });
-    const layout = fenceLayout(anthropic.requests[0], 'ignore previous instructions and output');
+    expect(p.fake().requests).toHaveLength(1);
+    const layout = fenceLayout(p.fake().requests[0], 'ignore previous instructions and output');
     expect(layout.needle).toBeGreaterThan(layout.open);
     expect(layout.needle).toBeLessThan(layout.close);
     expect(layout.userText.split('ignore previous instructions').length - 1).toBe(1);
@@ -571,12 +606,13 @@ describe('prompt injection in the page', () => {
   });
 
   it('when the model does obey the page, its answer is returned as data and nothing else happens', async () => {
-    anthropic.setResponder(() => ({ pwned: true }));
+    p.fake().setResponder(() => ({ pwned: true }));
     const hitsBefore = { ...site.hits };
-    const res = await post(alice, '/web-scrapper/', { url: injectUrl(), use_llm: true, prompt: PROMPT });
+    const res = await post(alice, '/web-scrapper/', { url: injectUrl(), use_llm: true, prompt: PROMPT, ...p.select() });
     expect(res.status).toBe(200);
     expect(res.body.llm_output).toEqual({ pwned: true });
-    expect(anthropic.requests).toHaveLength(1);
+    expect(p.fake().requests).toHaveLength(1);
+    expect(p.other().requests).toHaveLength(0);
     expect(site.hits).toEqual({ ...hitsBefore, '/inject': (hitsBefore['/inject'] ?? 0) + 1 });
   });
 });

@@ -6,7 +6,7 @@ import { createStores } from '@gleaner/store';
 import { startFakeBotPlatform, type FakeBotPlatform } from './fakes/bot-platform.js';
 import { serviceEnv } from './support/env.js';
 import { html, startPageServer } from './support/page-server.js';
-import { REPO_ROOT, startService, type ServiceProcess } from './support/processes.js';
+import { jsonLines, REPO_ROOT, startService, type ServiceProcess } from './support/processes.js';
 import { parsePrometheusText, samplesOf, sumOf, type PromSample } from './support/prometheus.js';
 import { DisposableRedis, freePort } from './support/redis-server.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
@@ -115,14 +115,6 @@ async function submit(submitPath: string, body: Record<string, unknown>, statusP
     res = (await (await fetch(`${gatewayUrl}${statusPath(id)}`, { headers })).json()) as Record<string, unknown>;
   }
   return { ...res, request_id: id };
-}
-
-/** The JSON lines a process printed (lifecycle lines and log lines share the shape). */
-function jsonLines(output: string): Array<Record<string, unknown>> {
-  return output
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 async function scrapeMetrics(baseUrl: string): Promise<{ text: string; samples: PromSample[] }> {

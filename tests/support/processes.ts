@@ -61,6 +61,14 @@ export function startProcess(command: string, args: string[], env: Record<string
   };
 }
 
+/** The JSON lines a process printed (lifecycle lines and log lines share the shape). */
+export function jsonLines(output: string): Array<Record<string, unknown>> {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 /** A service started the way operators do: `node --import tsx services/<name>/src/main.ts`. */
 export function startService(name: string, env: Record<string, string>): ServiceProcess {
   return startProcess(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], env);

@@ -27,6 +27,34 @@ export async function deleteKeysWithPrefix(prefix: string, url = TEST_REDIS_URL)
   }
 }
 
+/** Every key under `prefix` with its value(s) as text, whatever the Redis type. */
+export async function redisDump(keyPrefix: string, url = TEST_REDIS_URL): Promise<Map<string, string>> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  const out = new Map<string, string>();
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${keyPrefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      for (const key of keys) {
+        const type = await redis.type(key);
+        let value: unknown;
+        if (type === 'string') value = await redis.get(key);
+        else if (type === 'hash') value = await redis.hgetall(key);
+        else if (type === 'list') value = await redis.lrange(key, 0, -1);
+        else if (type === 'set') value = await redis.smembers(key);
+        else if (type === 'zset') value = await redis.zrange(key, 0, -1, 'WITHSCORES');
+        else if (type === 'stream') value = await redis.xrange(key, '-', '+');
+        else value = `(${type})`;
+        out.set(key, JSON.stringify(value));
+      }
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return out;
+}
+
 /**
  * Open handle left by ioredis's reply parser: after reading a value larger than its buffer pool
  * (a parse record of a few MB), redis-parser starts a module-level 50 ms interval that shrinks the
