@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { extractHtml, extractRtf } from '../src/office/index.js';
 import { rtfToText } from '../src/office/rtf-to-text.js';
+import { cpuMs } from '../../../tests/support/cpu-time.js';
+
 
 const rtf = (source: string): Buffer => Buffer.from(source, 'latin1');
 
@@ -55,9 +57,9 @@ describe('HTML documents', () => {
 
   it('translates large pages to markdown in chunks, inside a wrapper element too', async () => {
     const paragraphs = Array.from({ length: 6000 }, (_, i) => `<p>Paragraph number ${i} with <em>some</em> text.</p>`).join('');
-    const started = Date.now();
+    const started = cpuMs();
     const { pages } = await extractHtml(Buffer.from(`<html><body><div id="page">${paragraphs}</div></body></html>`), { output: 'markdown' });
-    const elapsed = Date.now() - started;
+    const elapsed = cpuMs() - started;
     expect(pages[0].split('\n\n')).toHaveLength(6000);
     expect(pages[0]).toContain('Paragraph number 5999 with _some_ text.');
     // Unchunked, node-html-markdown needs over 3 s for this on this machine (research notes §7).
