@@ -79,6 +79,11 @@ describe.each(families)('$name: authentication and body limits', ({ path, body, 
 });
 
 it('403 on /account with a key without the account scope, in the scraper error format', async () => {
+  // `GET /account` (who am I) answers any valid key; the rest of /account needs the scope.
+  const whoami = await request(h.url).get('/account').set('x-api-key', scrapeOnly.apiKey);
+  expect(whoami.status).toBe(200);
+  expect(whoami.body).toMatchObject({ key_id: expect.any(String), scopes: ['scrape'] });
+  expect((await request(h.url).get('/account').set('x-api-key', 'glk_0000000000000000_nope')).status).toBe(401);
   const res = await request(h.url).get('/account/usage').set('x-api-key', scrapeOnly.apiKey);
   expect(res.status).toBe(403);
   expect(res.body.error).toBe('E004: API key lacks permission for this API');

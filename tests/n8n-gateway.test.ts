@@ -3,6 +3,7 @@ import { createLogger } from '@gleaner/platform';
 import { signWebhook } from '@gleaner/safe-fetch';
 import { loadScraperWorkerConfig, startScraperWorker, type RunningService } from '@gleaner/scraper-worker';
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from '@gleaner/webhook-dispatcher';
+import { GleanerApi } from '../packages/n8n-nodes-gleaner/credentials/GleanerApi.credentials.js';
 import { Gleaner } from '../packages/n8n-nodes-gleaner/nodes/Gleaner/Gleaner.node.js';
 import { GleanerTrigger } from '../packages/n8n-nodes-gleaner/nodes/GleanerTrigger/GleanerTrigger.node.js';
 import { createExecuteContext, createHookContext, type GleanerCredentials } from '../packages/n8n-nodes-gleaner/test/support/n8n-context.js';
@@ -65,6 +66,24 @@ async function scrape(path: string) {
   const [[item]] = await action.execute.call(ctx);
   return item.json;
 }
+
+describe('Gleaner API credential test', () => {
+  /** The credential's declared test request, with its expressions filled in as n8n fills them. */
+  async function credentialTest(apiKey: string): Promise<number> {
+    const credential = new GleanerApi();
+    const { url, method } = credential.test.request;
+    const headers = credential.authenticate.properties.headers as Record<string, string>;
+    expect(credential.test.request.baseURL).toBe('={{$credentials.baseUrl}}');
+    expect(headers).toEqual({ 'x-api-key': '={{$credentials.apiKey}}' });
+    return (await fetch(`${h.url}${url}`, { method, headers: { 'x-api-key': apiKey } })).status;
+  }
+
+  it('passes for a key of any scope (a scrape-only or parse-only key is enough for the action node) and fails for an unknown key', async () => {
+    expect(await credentialTest((await h.account('n8n-scrape-only', ['scrape'])).apiKey)).toBe(200);
+    expect(await credentialTest((await h.account('n8n-parse-only', ['parse'])).apiKey)).toBe(200);
+    expect(await credentialTest('glk_0000000000000000_nope')).toBe(401);
+  });
+});
 
 const gatewayGet = async (path: string) => (await fetch(`${h.url}${path}`, { headers: { 'x-api-key': credentials.apiKey } })).json() as Promise<Record<string, unknown>>;
 

@@ -38,7 +38,7 @@ export class GleanerApi implements ICredentialType {
 			default: '',
 			required: true,
 			description:
-				'Created with "gleaner keys create". Scopes: scrape and/or parse for the Gleaner node, account for the credential test and the Gleaner Trigger.',
+				'Created with "gleaner keys create". Scopes: scrape and/or parse for the Gleaner node, account for the Gleaner Trigger; the credential test passes for any valid key.',
 		},
 	];
 
@@ -51,7 +51,7 @@ export class GleanerApi implements ICredentialType {
 		},
 	};
 
-	// `GET /account` is a cheap authenticated read: 401 for an unknown key, 403 without the `account` scope.
+	// `GET /account` is a cheap authenticated read that any valid key may make, whatever its scopes: 401 for an unknown key.
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl}}',

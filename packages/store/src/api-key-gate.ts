@@ -22,7 +22,7 @@ local raw = redis.call('GET', KEYS[1])
 if not raw then return {0} end
 local ok, key = pcall(cjson.decode, raw)
 if not ok or type(key) ~= 'table' or (key.revokedAt and key.revokedAt ~= cjson.null) then return {0} end
-local scoped = false
+local scoped = ARGV[1] == '*'
 for _, scope in ipairs(key.scopes or {}) do
   if scope == ARGV[1] then scoped = true end
 end
@@ -62,8 +62,11 @@ export class ApiKeyGate {
     if (!('gleanerApiKeyGate' in redis)) redis.defineCommand('gleanerApiKeyGate', { lua: GATE_SCRIPT, numberOfKeys: 1 });
   }
 
-  /** No cache: a revoked key or a changed account limit applies to the very next request. */
-  async admit(apiKey: string, scope: Scope, defaultPerMinute: number): Promise<GateOutcome> {
+  /**
+   * No cache: a revoked key or a changed account limit applies to the very next request. `scope`
+   * null admits a key of any scope (a key asking about itself).
+   */
+  async admit(apiKey: string, scope: Scope | null, defaultPerMinute: number): Promise<GateOutcome> {
     if (!looksLikeApiKey(apiKey)) return { kind: 'unknown' };
     const nowMs = Date.now();
     const window = Math.floor(nowMs / 1000 / this.windowSeconds);
@@ -71,7 +74,7 @@ export class ApiKeyGate {
     const [accountBefore, accountAfter] = around(this.keys.account(ID_MARK));
     const gate = (this.redis as unknown as { gleanerApiKeyGate: GateCommand }).gleanerApiKeyGate;
     const hashKey = this.keys.apiKeyByHash(hashApiKey(apiKey));
-    const reply = await gate.call(this.redis, hashKey, scope, windowBefore, windowAfter, this.windowSeconds * 2, defaultPerMinute, accountBefore, accountAfter);
+    const reply = await gate.call(this.redis, hashKey, scope ?? '*', windowBefore, windowAfter, this.windowSeconds * 2, defaultPerMinute, accountBefore, accountAfter);
     if (reply[0] === 0) return { kind: 'unknown' };
     const key = JSON.parse(reply[1]) as ApiKeyRecord;
     if (reply[0] === 1) return { kind: 'forbidden', key };

@@ -7,9 +7,10 @@ import { applyRateDecision } from './rate-limit.js';
 /**
  * `x-api-key` admission, one Redis round trip: unknown or revoked key 401, key without the
  * family's scope 403 (neither counts against the limit), then the per-key limit shared by every
- * gateway replica, the account's override winning over `defaultPerMinute` (429).
+ * gateway replica, the account's override winning over `defaultPerMinute` (429). `scope` null:
+ * any valid key.
  */
-export function requireApiKey(gate: ApiKeyGate, scope: Scope, defaultPerMinute: number): RequestHandler {
+export function requireApiKey(gate: ApiKeyGate, scope: Scope | null, defaultPerMinute: number): RequestHandler {
   return async (req, res, next) => {
     const header = req.get('x-api-key');
     if (!header) throw new ApiError('unauthenticated', 'Missing API key (send it in the x-api-key header)');

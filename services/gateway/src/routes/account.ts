@@ -11,18 +11,22 @@ import { checkUrl, webhookProblemMessage } from '../url-policy.js';
 /** POST routes that take no parameters: they work without a body. */
 const BODILESS_ACTIONS = new Set(['/webhook-secret/rotate']);
 
-/** `/account/*` (scope `account`): who am I, usage, LLM keys, webhook secret. */
+/**
+ * `/account/*` (scope `account`): usage, LLM keys, webhook secret. `GET /account` (who am I) answers
+ * any valid key, whatever its scopes: it only describes the key itself, and it is what clients
+ * (the n8n credential test) call to check a key that may be for scraping or parsing only.
+ */
 export function accountRouter(deps: GatewayDeps): Router {
   const { stores, config, logger } = deps;
   return familyRouter('account', logger, (router) => {
-    router.use(requireApiKey(stores.apiKeyGate, 'account', config.DEFAULT_RATE_LIMIT_PER_MINUTE), (req, res, next) =>
-      (BODILESS_ACTIONS.has(req.path.replace(/\/$/, '')) ? optionalJsonObjectBody : jsonObjectBody)(req, res, next),
-    );
-
-    router.get('/', async (_req, res) => {
+    router.get('/', requireApiKey(stores.apiKeyGate, null, config.DEFAULT_RATE_LIMIT_PER_MINUTE), async (_req, res) => {
       const account = await stores.accounts.getAccount(accountIdOf(res));
       res.json({ account_id: account?.id, name: account?.name, key_id: ctx(res).keyId, scopes: ctx(res).scopes });
     });
+
+    router.use(requireApiKey(stores.apiKeyGate, 'account', config.DEFAULT_RATE_LIMIT_PER_MINUTE), (req, res, next) =>
+      (BODILESS_ACTIONS.has(req.path.replace(/\/$/, '')) ? optionalJsonObjectBody : jsonObjectBody)(req, res, next),
+    );
 
     router.get('/usage', async (_req, res) => {
       const accountId = accountIdOf(res);
