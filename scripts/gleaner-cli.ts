@@ -152,6 +152,9 @@ function print(text: string): Promise<void> {
   return new Promise((resolve, reject) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`, (err) => (err ? reject(err) : resolve())));
 }
 
+/** The operator commands (they work on Redis directly); `scrape` and `parse` go through a gateway. */
+const OPERATOR_COMMANDS = new Set(['accounts create', 'accounts set-rate-limit', 'keys create', 'keys list', 'keys revoke', 'llm-keys add']);
+
 async function main(argv: string[]): Promise<void> {
   const { positional, flags } = parseArgs(argv);
   const [group, action, ...rest] = positional;
@@ -160,6 +163,9 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (group === 'scrape' || group === 'parse') return runUserCommand(group, positional.slice(1), flags);
+  // Before any connection: an unknown command is bad input, whether Redis answers or not.
+  const command = `${group} ${action ?? ''}`.trim();
+  if (!OPERATOR_COMMANDS.has(command)) throw new UsageError(`unknown command '${positional.join(' ')}' (run 'gleaner help' for the list)`);
   const config = loadConfig<CommonConfig>(Joi.object(commonEnvSchema));
   const redis = createRedis(config.REDIS_URL, 'worker', 'gleaner-cli');
   try {
@@ -172,7 +178,7 @@ async function main(argv: string[]): Promise<void> {
       if (!account) throw new UsageError(`no account named '${name}'`);
       return account;
     };
-    switch (`${group} ${action ?? ''}`.trim()) {
+    switch (command) {
       case 'accounts create': {
         if (!rest[0]) throw new UsageError('accounts create <name>');
         const account = await stores.accounts.createAccount(rest[0]);
@@ -181,7 +187,8 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'accounts set-rate-limit': {
         const [name, perMinute] = rest;
-        if (!name || !perMinute || !/^\d+$/.test(perMinute)) throw new UsageError('accounts set-rate-limit <name> <requestsPerMinute>');
+        if (!name || !perMinute) throw new UsageError('accounts set-rate-limit <name> <requestsPerMinute>');
+        if (!/^\d+$/.test(perMinute)) throw new UsageError(`requestsPerMinute must be a whole number, not '${perMinute}'`);
         const account = await stores.accounts.setRateLimit((await accountByName(name)).id, Number(perMinute));
         console.log(`account ${account.name} rate limit ${account.rateLimitPerMinute}/min`);
         return;
@@ -222,7 +229,7 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       default:
-        throw new UsageError(`unknown command '${positional.join(' ')}'\n${USAGE}`);
+        throw new UsageError(`unknown command '${command}'`);
     }
   } finally {
     redis.disconnect();
@@ -242,8 +249,9 @@ main(process.argv.slice(2)).then(
       err instanceof GleanerProtocolError ||
       (err as Error).name === 'ConfigError';
     progress.done();
-    console.error(`error: ${known ? (err as Error).message.split('\n')[0] : `unexpected failure: ${(err as Error).message}`}`);
-    if (err instanceof UsageError && (err as Error).message.includes('\n')) console.error((err as Error).message.split('\n').slice(1).join('\n'));
+    // INTERFACE.md: exactly one line on stderr, whatever went wrong.
+    const message = String((err as Error)?.message ?? err).split('\n')[0];
+    console.error(`error: ${known ? message : `unexpected failure: ${message}`}`);
     process.exit(1);
   },
 );

@@ -2,43 +2,48 @@
  * `pnpm start`: the whole system in one process (gateway and every worker service) against the
  * Redis at REDIS_URL. Each service reads its own configuration from the same environment.
  */
-import { announce, createLogger, exitOnSignals, shutdownInOrder, startHealthServer } from '@gleaner/platform';
+import { announce, createLogger, exitOnBootFailure, exitOnSignals, shutdownInOrder, startHealthServer } from '@gleaner/platform';
 import { loadGatewayConfig, startGateway } from '@gleaner/gateway';
 import { loadScraperWorkerConfig, startScraperWorker } from '@gleaner/scraper-worker';
 import { loadParserWorkerConfig, startParserWorker } from '@gleaner/parser-worker';
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from '@gleaner/webhook-dispatcher';
 import { loadBotConnectorConfig, startBotConnector } from '@gleaner/bot-connector';
 
-const gatewayConfig = loadGatewayConfig();
-const logger = createLogger('gleaner', gatewayConfig.LOG_LEVEL);
-const scraperConfig = loadScraperWorkerConfig();
-// HEALTH_PORT is one port: each worker service would bind it. This process serves one health and
-// metrics server for all of them instead (the metrics registry is already shared).
-const healthPort = scraperConfig.HEALTH_PORT;
-const withoutOwnHealth = <C extends { HEALTH_PORT: number }>(config: C): C => ({ ...config, HEALTH_PORT: 0 });
-// Workers first: by the time the gateway accepts requests, every queue has a consumer.
-const workers = await Promise.all([
-  startScraperWorker(withoutOwnHealth(scraperConfig), createLogger('scraper-worker', gatewayConfig.LOG_LEVEL)),
-  startParserWorker(withoutOwnHealth(loadParserWorkerConfig()), createLogger('parser-worker', gatewayConfig.LOG_LEVEL)),
-  startWebhookDispatcher(withoutOwnHealth(loadWebhookDispatcherConfig()), createLogger('webhook-dispatcher', gatewayConfig.LOG_LEVEL)),
-  startBotConnector(withoutOwnHealth(loadBotConnectorConfig()), createLogger('bot-connector', gatewayConfig.LOG_LEVEL)),
-]);
-const gateway = await startGateway(gatewayConfig, createLogger('gateway', gatewayConfig.LOG_LEVEL));
-const services = [gateway, ...workers];
-const allReady = async () => (await Promise.all(services.map((s) => s.isReady()))).every(Boolean);
-const health = healthPort ? await startHealthServer(healthPort, allReady) : null;
+async function main(): Promise<void> {
+  const gatewayConfig = loadGatewayConfig();
+  const logger = createLogger('gleaner', gatewayConfig.LOG_LEVEL);
+  const scraperConfig = loadScraperWorkerConfig();
+  // HEALTH_PORT is one port: each worker service would bind it. This process serves one health and
+  // metrics server for all of them instead (the metrics registry is already shared).
+  const healthPort = scraperConfig.HEALTH_PORT;
+  const withoutOwnHealth = <C extends { HEALTH_PORT: number }>(config: C): C => ({ ...config, HEALTH_PORT: 0 });
+  // Workers first: by the time the gateway accepts requests, every queue has a consumer.
+  const workers = await Promise.all([
+    startScraperWorker(withoutOwnHealth(scraperConfig), createLogger('scraper-worker', gatewayConfig.LOG_LEVEL)),
+    startParserWorker(withoutOwnHealth(loadParserWorkerConfig()), createLogger('parser-worker', gatewayConfig.LOG_LEVEL)),
+    startWebhookDispatcher(withoutOwnHealth(loadWebhookDispatcherConfig()), createLogger('webhook-dispatcher', gatewayConfig.LOG_LEVEL)),
+    startBotConnector(withoutOwnHealth(loadBotConnectorConfig()), createLogger('bot-connector', gatewayConfig.LOG_LEVEL)),
+  ]);
+  const gateway = await startGateway(gatewayConfig, createLogger('gateway', gatewayConfig.LOG_LEVEL));
+  const services = [gateway, ...workers];
+  const allReady = async () => (await Promise.all(services.map((s) => s.isReady()))).every(Boolean);
+  const health = healthPort ? await startHealthServer(healthPort, allReady) : null;
 
-exitOnSignals(
-  () =>
-    shutdownInOrder(
-      [
-        { name: 'health', run: () => health?.close() },
-        { name: 'gateway', run: gateway.stop },
-        ...workers.map((w, i) => ({ name: `worker ${i}`, run: w.stop })),
-      ],
-      gatewayConfig.SHUTDOWN_DEADLINE_MS * 2,
-      logger,
-    ),
-  logger,
-);
-announce('gleaner', `gleaner listening on http://${gatewayConfig.HOST}:${new URL(gateway.url).port} (gateway and all workers ready)`);
+  exitOnSignals(
+    () =>
+      shutdownInOrder(
+        [
+          { name: 'health', run: () => health?.close() },
+          { name: 'gateway', run: gateway.stop },
+          ...workers.map((w, i) => ({ name: `worker ${i}`, run: w.stop })),
+        ],
+        gatewayConfig.SHUTDOWN_DEADLINE_MS * 2,
+        logger,
+      ),
+    logger,
+  );
+  announce('gleaner', `gleaner listening on http://${gatewayConfig.HOST}:${new URL(gateway.url).port} (gateway and all workers ready)`);
+}
+
+// A bad configuration (or anything else that stops the boot) ends the process with one line.
+await main().catch((err) => exitOnBootFailure('gleaner', err));

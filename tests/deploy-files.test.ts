@@ -432,8 +432,11 @@ describe('docker-compose.yml', () => {
     for (const name of SERVICES) {
       const s = service(name);
       images.add(String(s.image));
-      // `pnpm --filter @gleaner/<name> start` runs `node --import tsx src/main.ts` in services/<name>.
-      const start = (JSON.parse(read(`services/${name}/package.json`)) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+      // `pnpm --filter @gleaner/<name> start` runs `exec node --import tsx src/main.ts` in services/<name>
+      // (`exec`: the shell becomes node, so the signals pnpm forwards reach the service).
+      const script = (JSON.parse(read(`services/${name}/package.json`)) as { scripts: { start: string } }).scripts.start;
+      expect(script).toMatch(/^exec /);
+      const start = script.replace(/^exec\s+/, '').split(/\s+/);
       const expected = [...start.slice(0, -1), `services/${name}/${start.at(-1)}`];
       expect([...entrypoint, ...(s.command as string[])]).toEqual(expected);
       expect(existsSync(path.join(REPO_ROOT, expected.at(-1)!))).toBe(true);

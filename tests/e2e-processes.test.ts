@@ -5,10 +5,12 @@ import { html, startPageServer } from './support/page-server.js';
 import { startService, type ServiceProcess } from './support/processes.js';
 import { freePort } from './support/redis-server.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
+import { waitFor } from './support/webhook-receiver.js';
 
 /**
  * Gateway and scraper-worker as separate processes, as operators run them. A worker killed with
- * SIGKILL in the middle of a job must not lose the request: a new worker finishes it.
+ * SIGKILL in the middle of a job must not lose the request: a new worker finishes it. A job that
+ * kills a second worker is failed for good, and its request record says so.
  */
 const prefix = testPrefix('e2e');
 const env = serviceEnv(prefix, { WORKER_LOCK_DURATION_MS: '2000', WORKER_STALLED_INTERVAL_MS: '1000', SYNC_WINDOW_MS: '3000' });
@@ -28,6 +30,8 @@ beforeAll(async () => {
       if (slowHits === 1) await new Promise((r) => setTimeout(r, 15_000));
       html('<p>Recovered after a worker crash, the scrape finished on another worker.</p>', '<title>Slow page</title>')(_req, res);
     },
+    // Never answers: every worker that fetches it is killed while waiting (the job "kills" it).
+    '/hang': (req) => new Promise((resolve) => req.socket.once('close', resolve)),
   });
   const port = await freePort();
   gateway = startService('gateway', { ...env, PORT: String(port) });
@@ -70,3 +74,34 @@ it('finishes a request whose worker was killed with SIGKILL mid-job', async () =
   expect((status.content as { text: string }).text).toContain('Recovered after a worker crash');
   expect(slowHits).toBeGreaterThanOrEqual(2);
 }, 60_000);
+
+it('fails a request whose job killed two workers: the status endpoint shows it failed with E008, and the next worker keeps serving', async () => {
+  const live = () => workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
+  const res = await fetch(`${baseUrl}/web-scrapper/`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ url: `${pages.url}/hang` }) });
+  expect(res.status).toBe(202);
+  const { request_id: id } = (await res.json()) as { request_id: string };
+  const status = async () => (await (await fetch(`${baseUrl}/web-scrapper/${id}`, { headers: { 'x-api-key': apiKey } })).json()) as Record<string, unknown>;
+
+  for (let run = 1; run <= 2; run++) {
+    // The job is running (its worker waits on the target): kill that worker, start another.
+    expect(await waitFor(() => pages.hits['/hang'] ?? 0, (n) => n >= run, 30_000)).toBe(run);
+    expect(live()).toHaveLength(1);
+    expect((await status()).status).toBe('processing');
+    await live()[0].kill('SIGKILL');
+    const next = startService('scraper-worker', env);
+    workers.push(next);
+    await next.waitFor(/ready/);
+  }
+
+  // The third worker finds the job stalled a second time (WORKER_LOCK_DURATION_MS after the kill)
+  // and fails it without running it again.
+  const final = await waitFor(status, (s) => s.status !== 'processing', 30_000);
+  expect(final).toEqual({ request_id: id, url: `${pages.url}/hang`, status: 'failed', timestamp: expect.any(Number), error: 'E008: processing failed repeatedly (worker crashed)' });
+  expect(pages.hits['/hang']).toBe(2);
+  expect(live()).toHaveLength(1);
+  expect(live()[0].output()).toMatch(/job stalled more than allowable limit/);
+
+  const after = await fetch(`${baseUrl}/web-scrapper/`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ url: `${pages.url}/article` }) });
+  expect(after.status).toBe(200);
+  expect(((await after.json()) as Record<string, unknown>).text_content).toContain('The harbour reopened on Monday');
+}, 90_000);

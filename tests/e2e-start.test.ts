@@ -97,7 +97,8 @@ it('serves /healthz, /readyz and /metrics for all services of the process on HEA
 it('stops cleanly on SIGTERM: the start-all process itself logs the shutdown, finishes every step in time and exits, leaving no process', async () => {
   const signalled = Date.now();
   // SIGTERM to the whole group, as a terminal's Ctrl-C or a process manager does. The pnpm
-  // wrapper dies of it at once; what must end cleanly is the node process behind it.
+  // wrapper passes it on as well (the start script execs node) and waits; what must end cleanly
+  // is the node process behind it.
   process.kill(-system.child.pid!, 'SIGTERM');
   const running = await waitFor(() => processGroupMembers(system.child.pid!).some((p) => p.pid === startAll.pid), (alive) => !alive, 4 * SHUTDOWN_DEADLINE_MS);
   const tookMs = Date.now() - signalled;
@@ -107,7 +108,10 @@ it('stops cleanly on SIGTERM: the start-all process itself logs the shutdown, fi
   // A step cut by the deadline would still end the process: these lines say one hung.
   expect(output).not.toMatch(/shutdown step failed|shutdown deadline reached|shutdown failed/);
   expect(tookMs).toBeLessThan(2 * SHUTDOWN_DEADLINE_MS);
-  expect(processGroupMembers(system.child.pid!)).toEqual([]);
+  // pnpm exits right after node, with node's exit code; nothing of the group stays behind.
+  const pnpmExit = await waitFor(() => ({ code: system.child.exitCode, signal: system.child.signalCode }), (e) => e.code !== null || e.signal !== null, 5_000);
+  expect(pnpmExit).toEqual({ code: 0, signal: null });
+  expect(await waitFor(() => processGroupMembers(system.child.pid!), (members) => members.length === 0, 5_000)).toEqual([]);
   await expect(fetch(`${healthUrl}/healthz`)).rejects.toThrow();
   await expect(fetch(`${baseUrl}/healthz`)).rejects.toThrow();
   process.stdout.write(`pnpm start: SIGTERM to exit of the start-all process in ${tookMs} ms\n`);

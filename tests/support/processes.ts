@@ -76,6 +76,8 @@ export function startService(name: string, env: Record<string, string>): Service
 
 export interface GroupMember {
   pid: number;
+  /** The parent's pid. */
+  ppid: number;
   /** Linux process state letter (R, S, D, Z …). */
   state: string;
   command: string;
@@ -93,10 +95,10 @@ export function processGroupMembers(pgid: number): GroupMember[] {
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses.
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (Number(pgrp) !== pgid || state === 'Z') continue;
       const command = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      members.push({ pid: Number(entry), state, command });
+      members.push({ pid: Number(entry), ppid: Number(ppid), state, command });
     } catch {
       // gone between the listing and the read
     }

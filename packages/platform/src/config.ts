@@ -18,7 +18,9 @@ export const commonEnvSchema = {
   WORKER_STALLED_INTERVAL_MS: Joi.number().integer().min(500).default(15_000),
 };
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
 
 /** `pnpm start` loads one configuration per service in one process: the fallback is announced once. */
 let secretFallbackAnnounced = false;

@@ -51,3 +51,21 @@ export function exitOnSignals(stop: () => Promise<void>, logger: Logger): void {
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);
 }
+
+/**
+ * Ends a service that could not start, loudly and in one line: a JSON line on stderr like the
+ * logs, naming what is wrong (an invalid configuration names every bad variable), then exit code
+ * 1. Not Node's multi-line report of an uncaught error; other failures keep their stack in a field.
+ */
+export function exitOnBootFailure(service: string, err: unknown): never {
+  const error = err instanceof Error ? err : new Error(String(err));
+  const line = {
+    level: 'error',
+    message: `${service} failed to start: ${error.message.split('\n')[0]}`,
+    service,
+    timestamp: new Date().toISOString(),
+    ...(error.name === 'ConfigError' ? {} : { stack: error.stack }),
+  };
+  process.stderr.write(`${JSON.stringify(line)}\n`);
+  process.exit(1);
+}
