@@ -28,12 +28,16 @@ const redactFormat = winston.format((info) => {
 
 /** JSON lines on stdout; child loggers carry `requestId` / `jobId` fields. */
 export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return winston.createLogger({
+  // winston runs every format (redaction, timestamp, JSON) before its transports drop a line below
+  // the level; dropping it first keeps a debug line off the CPU profile of a request.
+  const enabledOnly = winston.format((info) => (logger.isLevelEnabled(info.level) ? info : false));
+  const logger: Logger = winston.createLogger({
     level,
     defaultMeta: { service },
-    format: winston.format.combine(redactFormat(), winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
+    format: winston.format.combine(enabledOnly(), redactFormat(), winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
     transports: [new winston.transports.Console()],
   });
+  return logger;
 }
 
 /**

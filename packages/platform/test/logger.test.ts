@@ -4,8 +4,8 @@ import winston from 'winston';
 import { createLogger } from '../src/logger.js';
 
 /** The service logger, its Console transport swapped for a buffer: the formatted lines as written. */
-function capture(): { logger: winston.Logger; lines: () => Record<string, unknown>[] } {
-  const logger = createLogger('test', 'debug');
+function capture(level = 'debug'): { logger: winston.Logger; lines: () => Record<string, unknown>[] } {
+  const logger = createLogger('test', level);
   let text = '';
   logger.clear().add(
     new winston.transports.Stream({
@@ -17,7 +17,7 @@ function capture(): { logger: winston.Logger; lines: () => Record<string, unknow
       }),
     }),
   );
-  return { logger, lines: () => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return { logger, lines: () => text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
 }
 
 describe('createLogger', () => {
@@ -37,5 +37,20 @@ describe('createLogger', () => {
     for (const secret of ['t-1', 't-2', 't-3', 'gk_4', 's-5', 'k-6', 'k-7', 'p-8', 'k-9']) expect(text).not.toContain(secret);
     expect(line).toMatchObject({ message: 'call', service: 'test', usage: { llm_tokens: 42, input_tokens: 7 }, keyId: 'key_1', requestId: 'req-1' });
     expect(line.platformToken).toBe('[redacted]');
+  });
+
+  it('drops lines below its level before formatting them, and follows a level changed at run time', () => {
+    const { logger, lines } = capture('warn');
+    let formatted = 0;
+    const counted = { toJSON: () => (formatted++, 'x') };
+    logger.info('skipped', { counted });
+    logger.debug('skipped too', { counted });
+    logger.child({ requestId: 'r' }).info('skipped as a child', { counted });
+    logger.warn('kept');
+    expect(lines().map((l) => l.message)).toEqual(['kept']);
+    expect(formatted).toBe(0);
+    logger.level = 'info';
+    logger.info('now kept');
+    expect(lines().map((l) => l.message)).toEqual(['kept', 'now kept']);
   });
 });
