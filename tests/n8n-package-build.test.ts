@@ -60,12 +60,19 @@ describe('the built package', () => {
 		expect(manifest.devDependencies['@gleaner/client']).toBe('workspace:*');
 	});
 
-	it('is ready to publish: prepublishOnly lints and builds, the changelog names the version', () => {
-		const manifest = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string; scripts: Record<string, string> };
-		const steps = manifest.scripts.prepublishOnly.split('&&').map((step) => step.trim());
-		// Lint before build: a publish never ships code the n8n lint rejects; build last: dist is not in git.
-		expect(steps).toEqual(['pnpm run lint', 'pnpm run build']);
-		expect(manifest.scripts.lint).toBe('n8n-node lint');
+	it('is ready to publish the n8n way: `release` (n8n-node release lints and builds first), a bare npm publish refused', () => {
+		const manifest = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string; scripts: Record<string, string>; devDependencies: Record<string, string> };
+		// The n8n-node CLI template's scripts; `build` is ours (it bundles @gleaner/client, see scripts/build.mjs),
+		// and `n8n-node release` runs `<pm> run lint` and `<pm> run build` before it publishes.
+		expect(manifest.scripts).toMatchObject({ dev: 'n8n-node dev', lint: 'n8n-node lint', 'lint:fix': 'n8n-node lint --fix', release: 'n8n-node release', prepublishOnly: 'n8n-node prerelease' });
+		expect(manifest.devDependencies['release-it']).toBeDefined();
+		// prepublishOnly lets a publish through only from `release` (RELEASE_MODE), so dist is always fresh.
+		const cli = path.join(packageRoot, 'node_modules/.bin/n8n-node');
+		const { RELEASE_MODE: _unset, ...env } = process.env;
+		const bare = spawnSync(cli, ['prerelease'], { cwd: packageRoot, encoding: 'utf8', env });
+		expect(bare.status).toBe(1);
+		expect(bare.stdout).toMatch(/run release/);
+		expect(spawnSync(cli, ['prerelease'], { cwd: packageRoot, encoding: 'utf8', env: { ...env, RELEASE_MODE: 'true' } }).status).toBe(0);
 		// No install-time scripts (n8n lint no-forbidden-lifecycle-scripts).
 		for (const forbidden of ['prepare', 'preinstall', 'install', 'postinstall']) expect(manifest.scripts[forbidden]).toBeUndefined();
 		const changelog = readFileSync(path.join(packageRoot, 'CHANGELOG.md'), 'utf8');
