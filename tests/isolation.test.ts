@@ -9,8 +9,8 @@ import { startGatewayProcess, type GatewayProcess } from './support/gateway-proc
 import { html, startPageServer } from './support/page-server.js';
 import { verifyWebhookSignature } from '@gleaner/safe-fetch';
 import { startService, type ServiceProcess } from './support/processes.js';
-import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
-import { createAccountWithKey, dumpValuesUnderPrefix, openTestStores, type CreatedAccount, type TestStores } from './support/test-stores.js';
+import { deleteKeysWithPrefix, dumpValuesUnderPrefix, testPrefix } from './support/redis.js';
+import { createAccountWithKey, openTestStores, type CreatedAccount, type TestStores } from './support/test-stores.js';
 import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
 
 /**

@@ -37,26 +37,3 @@ export async function createAccountWithKey(stores: Stores, name: string, options
   const { apiKey, record } = await stores.accounts.createApiKey(account.id, options.scopes);
   return { accountId: account.id, apiKey, keyId: record.keyId };
 }
-
-/** Every value stored under `prefix`, whatever the key's type, as one string per key. */
-export async function dumpValuesUnderPrefix(redis: Redis, prefix: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    for (const key of keys) {
-      const type = await redis.type(key);
-      let value: unknown;
-      if (type === 'string') value = await redis.getBuffer(key).then((b) => b?.toString('latin1'));
-      else if (type === 'hash') value = await redis.hgetall(key);
-      else if (type === 'list') value = await redis.lrange(key, 0, -1);
-      else if (type === 'set') value = await redis.smembers(key);
-      else if (type === 'zset') value = await redis.zrange(key, 0, -1, 'WITHSCORES');
-      else if (type === 'stream') value = await redis.xrange(key, '-', '+');
-      else value = `<${type}>`;
-      out.set(key, typeof value === 'string' ? value : JSON.stringify(value));
-    }
-  } while (cursor !== '0');
-  return out;
-}
