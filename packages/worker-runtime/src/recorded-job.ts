@@ -71,13 +71,18 @@ export async function runRecordedJob<R extends object>(
   // The work succeeded. Recording it or queueing its webhook can still fail (Redis away): that
   // error goes to BullMQ as is, and the retry finds the outcome recorded and only finishes these
   // steps (above), so a storage hiccup never turns a result into a failure.
+  // The account's subscriptions are read while the record is written, and the cache is written
+  // while the deliveries are queued: each pair is independent, and the job's round trip is what a
+  // caller waiting on the 20 s window sees.
+  const subscriptions = ctx.subscriptions.forFamily(started.accountId, family);
+  subscriptions.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
   const record = await ctx.records.complete(family, requestId, outcome.result, outcome.extra);
   log.info('request completed');
-  if (record && afterComplete) {
+  if (record) {
     // Secondary writes (the result cache) must not turn a delivered result into a failure.
-    await afterComplete(record).catch((e) => log.warn('after-completion step failed', { error: (e as Error).message }));
+    const cached = afterComplete?.(record).catch((e) => log.warn('after-completion step failed', { error: (e as Error).message }));
+    await Promise.all([cached, enqueueWebhook(record, ctx, subscriptions)]);
   }
-  if (record) await enqueueWebhook(record, ctx);
   return { status: 'completed' };
 }
 
@@ -92,11 +97,18 @@ export async function recordFailedForGood(family: Family, requestId: string, ctx
   if (record) await enqueueWebhook(record, ctx);
 }
 
-/** Hands the completion notice to the dispatcher: the request's own webhook and every matching subscription. */
-async function enqueueWebhook(record: RequestRecord, ctx: RecordedJobContext): Promise<void> {
+/**
+ * Hands the completion notice to the dispatcher: the request's own webhook and every matching
+ * subscription (`subscriptions`: their lookup when the caller already started it).
+ */
+async function enqueueWebhook(
+  record: RequestRecord,
+  ctx: RecordedJobContext,
+  subscriptions = ctx.subscriptions.forFamily(record.accountId, record.family),
+): Promise<void> {
   const targets: Array<{ url: string; subscriptionId?: string }> = [];
   if (record.webhook?.url) targets.push({ url: record.webhook.url });
-  for (const sub of await ctx.subscriptions.forFamily(record.accountId, record.family)) targets.push({ url: sub.url, subscriptionId: sub.id });
+  for (const sub of await subscriptions) targets.push({ url: sub.url, subscriptionId: sub.id });
   for (const target of targets) {
     const deliveryId = webhookDeliveryId(record.id, target.subscriptionId);
     await ctx.webhooks.add({ deliveryId, requestId: record.id, accountId: record.accountId, family: record.family, ...target }, deliveryId);
