@@ -199,6 +199,9 @@ export class ThreadPool {
   }
 
   private onCrash(slot: Slot, err: Error): void {
+    // A thread that dies while loading its entry (a module that throws) has no task yet: the next
+    // queued one gets the error, as it would have had it been sent to that thread, not a wait.
+    if (!slot.ready && !slot.busy) this.queue.shift()?.reject(err);
     this.replace(slot, err);
   }
 

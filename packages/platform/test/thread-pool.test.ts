@@ -69,6 +69,15 @@ it("does not charge a fresh thread's loading to the budget of the task it takes 
   expect(Date.now() - started).toBeGreaterThan(50);
 });
 
+it('fails a task with the error of a thread whose entry cannot load, rather than waiting for it', async () => {
+  const broken = new ThreadPool({ entry: new URL('./fixtures/broken-thread.ts', import.meta.url), size: 1 });
+  try {
+    await expect(broken.run({}, 5_000)).rejects.toThrow('entry failed to load');
+  } finally {
+    await broken.close();
+  }
+});
+
 describe('host calls', () => {
   const asked: Array<{ n: number; signal: AbortSignal }> = [];
   const hosting = new ThreadPool({
