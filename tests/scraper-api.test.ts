@@ -42,6 +42,12 @@ beforeAll(async () => {
     // 400,000 nested <div> (4.4 MB, under the 10 MB limit): quadratic to parse before the cap.
     '/deep': html(`<h1>Deep page</h1>${'<div>'.repeat(400_000)}<p>Deep text.</p>${'</div>'.repeat(400_000)}`, '<title>Deep page</title>'),
     '/gone': (_q, s) => s.writeHead(410, { 'content-type': 'text/html' }).end('<p>gone</p>'),
+    // 120,000 blocks, 8 MB (under the 10 MB limit): its parse alone takes seconds, one phase
+    // longer than a 100 ms extraction budget plus the pool's 1 s margin.
+    '/dense': html(`<h1>Dense</h1>${'<div class="c"><p>Dense block of words.</p><a href="/p">link</a></div>'.repeat(120_000)}`, '<title>Dense</title>'),
+    // 3,000 blocks: parsed in about 0.3 s, so the thread's own clock stops it after the parse, well
+    // before the pool's timer (budget + 1 s) would terminate the thread.
+    '/medium': html(`<h1>Medium</h1>${'<div class="c"><p>Dense block of words.</p><a href="/p">link</a></div>'.repeat(3_000)}`, '<title>Medium</title>'),
     '/cached': html('<article><h1>Cache me</h1><p>Cached article body text, long enough to be the main content of the page for sure.</p></article>', '<title>Cache me</title>'),
   };
   for (const p of pages) routes[`/corpus/${p.folder}/page.html`] = (_q, s) => s.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(p.source);
@@ -199,5 +205,52 @@ describe('validation and SSRF at submit', () => {
     } finally {
       await strict.process.kill();
     }
+  });
+});
+
+describe('extraction time budget', () => {
+  // Processes of their own (the ones above keep the default 30 s): a scraper worker whose
+  // extraction budget is 100 ms, the least its configuration accepts, with one extraction thread.
+  const budgetPrefix = testPrefix('scraper-budget');
+  const budgetEnv = serviceEnv(budgetPrefix, { SCRAPER_EXTRACT_BUDGET_MS: '100', SCRAPER_EXTRACT_THREADS: '1' });
+  let budgetGateway: GatewayProcess;
+  let budgetWorker: ServiceProcess;
+  let budgetStores: TestStores;
+  let carol: CreatedAccount;
+
+  beforeAll(async () => {
+    budgetWorker = startService('scraper-worker', budgetEnv);
+    [budgetGateway] = await Promise.all([startGatewayProcess(budgetEnv), budgetWorker.waitFor(/ready/)]);
+    budgetStores = openTestStores(budgetPrefix, budgetEnv.GLEANER_SECRET);
+    carol = await createAccountWithKey(budgetStores.stores, 'carol', { ratePerMinute: 10_000 });
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.all([budgetWorker?.kill(), budgetGateway?.process.kill()]);
+    await budgetStores?.close();
+    await deleteKeysWithPrefix(budgetPrefix);
+  });
+
+  const budgetScrape = (body: Record<string, unknown>) => request(budgetGateway.url).post('/web-scrapper/').set('x-api-key', carol.apiKey).send(body);
+
+  const OVER_BUDGET = 'E008: content extraction exceeded its 0.1 s budget';
+
+  it('a dense page overruns it: 500 with the E008 budget message; a normal page still succeeds', async () => {
+    // The pool's timer ends this one (the thread is terminated mid-parse and replaced).
+    const url = `${site.url}/dense`;
+    const dense = await budgetScrape({ url });
+    expect([dense.status, dense.body]).toEqual([500, { request_id: expect.any(String), url, status: 'failed', timestamp: expect.any(Number), error: OVER_BUDGET }]);
+    const failed = await request(budgetGateway.url).get(`/web-scrapper/${dense.body.request_id}`).set('x-api-key', carol.apiKey);
+    expect(failed.body).toMatchObject({ status: 'failed', error: OVER_BUDGET });
+    // The replacement thread takes seconds to load; that is not this page's extraction time.
+    const normal = await budgetScrape({ url: `${site.url}/cached` });
+    expect([normal.status, normal.body.text_content]).toEqual([200, expect.stringContaining('Cached article body text')]);
+  });
+
+  it('an overrun seen by the thread itself (between phases) answers the same E008, and the thread keeps serving', async () => {
+    const medium = await budgetScrape({ url: `${site.url}/medium` });
+    expect([medium.status, medium.body.error]).toEqual([500, OVER_BUDGET]);
+    const page = await budgetScrape({ url: `${site.url}/cached` });
+    expect([page.status, page.body.meta?.title]).toEqual([200, 'Cache me']);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { parseHTML } from 'linkedom';
 import request from 'supertest';
 import { createLogger, newRequestId } from '@gleaner/platform';
 import { loadScraperWorkerConfig, startScraperWorker, type RunningService } from '@gleaner/scraper-worker';
@@ -6,6 +7,7 @@ import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
 import { html, startPageServer } from './support/page-server.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
+import { waitFor } from './support/webhook-receiver.js';
 import { realSitePages } from './support/web-corpus.js';
 
 /** Deprecated v1 scraper end to end on corpus pages served locally. */
@@ -19,6 +21,18 @@ let account: TestAccount;
 const SELECTOR_BUDGET_MS = 3000;
 /** 1,500 blocks: `//*[count(//*) > 0]` counts every element once per element, about 17 s here. */
 const blocks = (n: number) => '<div><p>x</p></div>'.repeat(n);
+const MB = 1024 * 1024;
+
+/** A promise with its resolve function outside (the test opens what a page handler waits on). */
+function gate(): { promise: Promise<void>; open(): void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+/** `/held`: the worker's fetch has reached the page (`entered`); the page answers once `release` opens. */
+let held = { entered: gate(), release: gate() };
+/** What `/chunked-6mb` sent: its framing, and whether the fetching side hung up. */
+const chunked = { chunkedEncoding: false, contentLength: true, bytesWritten: 0, clientHungUp: false };
 
 beforeAll(async () => {
   site = await startPageServer({
@@ -29,6 +43,25 @@ beforeAll(async () => {
     '/blocks': html(`<h1>Blocks</h1>${blocks(1500)}`),
     '/dense': html(`<h1>Dense</h1>${'<div class="c"><span>x</span><a href="/p">l</a></div>'.repeat(30_000)}`),
     '/big': (_q, s) => s.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${'<p>filler paragraph</p>'.repeat(300_000)}</body></html>`),
+    '/held': async (_q, s) => {
+      held.entered.open();
+      await held.release.promise;
+      s.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><head><title>Held</title></head><body><h1>Held page</h1></body></html>');
+    },
+    // 6 MB of HTML in 64 KB chunks, no Content-Length, and then the response stays open: only a
+    // limit counted while the body streams ends this (a reader waiting for the end would time out).
+    '/chunked-6mb': (_q, s) => {
+      s.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      chunked.chunkedEncoding = s.chunkedEncoding;
+      chunked.contentLength = s.hasHeader('content-length');
+      s.on('close', () => (chunked.clientHungUp = true));
+      const piece = Buffer.from('<p>filler paragraph</p>'.repeat(2_850));
+      s.write('<!doctype html><html><body>');
+      while (chunked.bytesWritten < 6 * MB) {
+        s.write(piece);
+        chunked.bytesWritten += piece.length;
+      }
+    },
   });
   h = await GatewayHarness.start(prefix);
   worker = await startScraperWorker(loadScraperWorkerConfig(serviceEnv(prefix, { SCRAPER_V1_SELECTOR_BUDGET_MS: String(SELECTOR_BUDGET_MS) })), createLogger('v1-test', 'error'));
@@ -44,6 +77,7 @@ afterAll(async () => {
 });
 
 const submit = (body: Record<string, unknown>) => request(h.url).post('/v1/llm-web-scrapper').set('x-api-key', account.apiKey).send(body);
+const statusOf = (id: string) => request(h.url).get(`/v1/llm-web-scrapper/${id}`).set('x-api-key', account.apiKey);
 
 describe('selectors', () => {
   it('CSS matching one element, many elements and none', async () => {
@@ -124,6 +158,67 @@ describe('selectors', () => {
   });
 });
 
+describe('selectors on a real corpus page (wikipedia/source.html, served as is)', () => {
+  // Expectations come from the file, not from our code: its markup is regular (HTML Tidy output,
+  // corpus README), so the headlines are plain strings in it; the links come from linkedom, a
+  // parser other than the worker's jsdom.
+  const headline = /<span class="mw-headline" id="([^"]*)">([^<]*)<\/span>/g;
+  const headlines = [...wiki.source.matchAll(headline)].map(([outer, id, name]) => ({ outer, id, name }));
+  const sections = [...wiki.source.matchAll(/<h2>(<span class="mw-headline" id="([^"]*)">([^<]*)<\/span>)/g)].map(([, outer, id, name]) => ({ outer, id, name }));
+  const select = (selector: string) => submit({ url: `${site.url}/wiki`, selector, use_llm: false });
+
+  it('CSS: one element, many elements (outer HTML joined by newlines), none', async () => {
+    expect(wiki.source.match(/<h1[\s>]/g)).toHaveLength(1);
+    const one = await select('h1#firstHeading');
+    expect([one.status, one.body.scraped_content]).toEqual([200, { html: '<h1 id="firstHeading" class="firstHeading" lang="en">Mozilla</h1>', text: 'Mozilla' }]);
+    expect(wiki.source).toContain(one.body.scraped_content.html);
+
+    expect(sections.map((s) => s.name)).toEqual(['History', 'Values', 'Software', 'Other activities', 'Community', 'See also', 'References', 'External links']);
+    const many = await select('h2 > span.mw-headline');
+    expect(many.status).toBe(200);
+    expect(many.body.scraped_content.html.split('\n')).toHaveLength(8);
+    expect(many.body.scraped_content).toEqual({ html: sections.map((s) => s.outer).join('\n'), text: sections.map((s) => s.name).join('\n') });
+
+    expect(wiki.source).not.toMatch(/<video[\s>]/i);
+    const none = await select('video');
+    expect([none.status, none.body]).toEqual([200, { request_id: expect.any(String), scraped_content: { html: '', text: '' } }]);
+  });
+
+  it('XPath: many elements and none', async () => {
+    // The pattern caught every headline of the page (none has markup or entities inside).
+    expect(headlines).toHaveLength(wiki.source.split('class="mw-headline"').length - 1);
+    expect(headlines).toHaveLength(36);
+    const many = await select("//span[@class='mw-headline']");
+    expect(many.status).toBe(200);
+    expect(many.body.scraped_content.html.split('\n')).toHaveLength(36);
+    expect(many.body.scraped_content).toEqual({ html: headlines.map((x) => x.outer).join('\n'), text: headlines.map((x) => x.name).join('\n') });
+    // The page's only h1 has lang="en": a predicate that matches nothing.
+    expect(wiki.source).not.toMatch(/<h1[^>]*lang="fr"/);
+    const none = await select("//h1[@lang='fr']");
+    expect([none.status, none.body]).toEqual([200, { request_id: expect.any(String), scraped_content: { html: '', text: '' } }]);
+  });
+
+  it('XPath attribute results (//a/@href, headline ids) and text() results', async () => {
+    const { document } = parseHTML(wiki.source);
+    const hrefs = [...document.querySelectorAll('a[href]')].map((a) => (a.getAttribute('href') ?? '').trim());
+    // linkedom found every <a href> in the file (848 of them).
+    expect(hrefs).toHaveLength((wiki.source.match(/<a\s[^>]*\bhref=/g) ?? []).length);
+    expect(hrefs).toHaveLength(848);
+    const links = await select('//a/@href');
+    expect(links.status).toBe(200);
+    expect(links.body.scraped_content.html.split('\n')).toHaveLength(848);
+    expect(links.body.scraped_content).toEqual({ html: hrefs.join('\n'), text: hrefs.join('\n') });
+
+    const ids = await select("//span[@class='mw-headline']/@id");
+    expect(ids.body.scraped_content.text).toBe(headlines.map((x) => x.id).join('\n'));
+
+    const title = await select('//h1/text()');
+    expect([title.status, title.body.scraped_content]).toEqual([200, { html: 'Mozilla', text: 'Mozilla' }]);
+    const names = await select("//h2/span[@class='mw-headline']/text()");
+    expect(names.body.scraped_content).toEqual({ html: sections.map((s) => s.name).join('\n'), text: sections.map((s) => s.name).join('\n') });
+  });
+});
+
 describe('targets', () => {
   it('403 when the target refuses us, 404 when the page is missing', async () => {
     const forbidden = await submit({ url: `${site.url}/forbidden`, use_llm: false });
@@ -149,6 +244,22 @@ describe('targets', () => {
     expect(res.status).toBe(500);
     expect(res.body.error).toMatch(/larger than 5 MB/);
   });
+
+  it('a 6 MB page sent chunked without Content-Length fails at 5 MB while it streams, and the worker serves on', async () => {
+    const started = Date.now();
+    const res = await submit({ url: `${site.url}/chunked-6mb`, selector: 'p', use_llm: false });
+    // The page was framed as intended: chunked, no length to refuse it by.
+    expect([chunked.chunkedEncoding, chunked.contentLength]).toEqual([true, false]);
+    expect([res.status, res.body]).toEqual([500, { error: 'the response is larger than 5 MB', status_code: 500, request_id: expect.any(String) }]);
+    // The page never ends: a fetch that read to the end would still wait (20 s total timeout).
+    expect(Date.now() - started).toBeLessThan(15_000);
+    await waitFor(() => chunked.clientHungUp, Boolean, 5_000);
+    expect(chunked.clientHungUp).toBe(true);
+    const status = await statusOf(res.body.request_id);
+    expect(status.body).toEqual({ request_id: res.body.request_id, status: 'failed', status_code: 500, details: 'the response is larger than 5 MB' });
+    const next = await submit({ url: `${site.url}/small`, selector: 'h1#t', use_llm: false });
+    expect([next.status, next.body.scraped_content]).toEqual([200, { html: '<h1 id="t">Title here</h1>', text: 'Title here' }]);
+  });
 });
 
 describe('status and credits', () => {
@@ -165,6 +276,30 @@ describe('status and credits', () => {
     expect(fourth.body.status_code).toBe(429);
     const unknown = await request(h.url).get(`/v1/llm-web-scrapper/${newRequestId()}`).set('x-api-key', account.apiKey);
     expect([unknown.status, unknown.body]).toEqual([404, { error: 'Request ID not found', status_code: 404 }]);
+  });
+
+  it('a request whose page is still loading reads processing, then completed (two of its three reads)', async () => {
+    // A gateway of its own with a 300 ms window answers 202 while the worker still waits for `/held`.
+    const quick = await GatewayHarness.start(prefix, { SYNC_WINDOW_MS: '300' });
+    held = { entered: gate(), release: gate() };
+    try {
+      const res = await request(quick.url).post('/v1/llm-web-scrapper').set('x-api-key', account.apiKey).send({ url: `${site.url}/held`, selector: 'h1', use_llm: false });
+      expect([res.status, res.body]).toEqual([202, { request_id: expect.any(String), status: 'processing' }]);
+      const id: string = res.body.request_id;
+      // The worker's fetch has reached the page, which does not answer yet.
+      await held.entered.promise;
+      const during = await statusOf(id);
+      expect([during.status, during.body]).toEqual([200, { request_id: id, status: 'processing' }]);
+      held.release.open();
+      // Waiting reads the store, not the status endpoint: those reads are limited.
+      const record = await waitFor(() => h.stores.records.get('scrape-v1', id), (r) => r?.status === 'completed', 15_000);
+      expect(record?.status).toBe('completed');
+      const after = await statusOf(id);
+      expect([after.status, after.body]).toEqual([200, { request_id: id, status: 'completed', scraped_content: { html: '<h1>Held page</h1>', text: 'Held page' } }]);
+    } finally {
+      held.release.open();
+      await quick.stop();
+    }
   });
 
   it('an id older than 24 hours answers 404 (expired)', async () => {

@@ -26,6 +26,8 @@ type ResultMessage =
   | { id: number; ok: true; output: unknown }
   | { id: number; ok: false; error: { name: string; message: string; fields: Record<string, unknown> } }
   | { id: number; progress: unknown };
+/** A thread whose entry module has loaded and serves tasks. */
+interface ReadyMessage { ready: true }
 /** A thread asking the pool's owner for a service (see ThreadPoolOptions.host). */
 interface HostCallMessage { hostCall: number; request: unknown }
 type HostReplyMessage = { hostReply: number; ok: true; value: unknown } | { hostReply: number; ok: false; error: { name: string; message: string } };
@@ -43,7 +45,12 @@ interface Slot {
   worker: Worker;
   busy: PendingTask | null;
   timer: NodeJS.Timeout | null;
-  ready: Promise<void>;
+  /**
+   * Set once the thread's entry module has loaded (its `serveThreadTasks` says so). Tasks go only
+   * to ready threads, so loading a fresh thread (seconds: the tsx loader, jsdom) is not charged to
+   * the budget of the task it would get, as it was for the task after every timeout.
+   */
+  ready: boolean;
   /** Aborted when the slot's task ends or its thread is replaced: host calls made for it are moot. */
   hostCalls: AbortController;
 }
@@ -62,8 +69,9 @@ export interface ThreadPoolOptions {
 
 /**
  * A fixed pool of worker threads for CPU-heavy work (HTML parsing, PDF, OCR preprocessing), so the
- * event loop of a BullMQ worker stays free to renew job locks. Each task has a time budget: a
- * thread that overruns it is terminated (the only way to stop synchronous work) and replaced.
+ * event loop of a BullMQ worker stays free to renew job locks. Each task has a time budget, counted
+ * from when a loaded thread takes it: a thread that overruns it is terminated (the only way to
+ * stop synchronous work) and replaced.
  */
 export class ThreadPool {
   private readonly slots: Slot[] = [];
@@ -125,8 +133,12 @@ export class ThreadPool {
       workerData: { entry: this.options.entry.href },
       resourceLimits: this.options.resourceLimits,
     });
-    const slot: Slot = { worker, busy: null, timer: null, ready: Promise.resolve(), hostCalls: new AbortController() };
-    worker.on('message', (msg: ResultMessage | HostCallMessage) => ('hostCall' in msg ? this.onHostCall(slot, msg) : this.onMessage(slot, msg)));
+    const slot: Slot = { worker, busy: null, timer: null, ready: false, hostCalls: new AbortController() };
+    worker.on('message', (msg: ResultMessage | HostCallMessage | ReadyMessage) => {
+      if ('ready' in msg) this.onReady(slot);
+      else if ('hostCall' in msg) this.onHostCall(slot, msg);
+      else this.onMessage(slot, msg);
+    });
     worker.on('error', (err) => this.onCrash(slot, err));
     worker.on('exit', (code) => {
       if (!this.closed && this.slots.includes(slot)) this.onCrash(slot, new Error(`worker thread exited with code ${code}`));
@@ -136,7 +148,7 @@ export class ThreadPool {
 
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (slot.busy) continue;
+      if (slot.busy || !slot.ready) continue;
       const task = this.queue.shift();
       if (!task) return;
       slot.busy = task;
@@ -144,6 +156,11 @@ export class ThreadPool {
       slot.timer = setTimeout(() => this.replace(slot, new TaskTimeoutError(task.timeoutMs)), task.timeoutMs);
       slot.worker.postMessage({ id: task.id, input: task.input } satisfies TaskMessage);
     }
+  }
+
+  private onReady(slot: Slot): void {
+    slot.ready = true;
+    this.dispatch();
   }
 
   private onMessage(slot: Slot, msg: ResultMessage): void {
@@ -182,6 +199,9 @@ export class ThreadPool {
   }
 
   private onCrash(slot: Slot, err: Error): void {
+    // A thread that dies while loading its entry (a module that throws) has no task yet: the next
+    // queued one gets the error, as it would have had it been sent to that thread, not a wait.
+    if (!slot.ready && !slot.busy) this.queue.shift()?.reject(err);
     this.replace(slot, err);
   }
 
@@ -219,6 +239,8 @@ export function serveThreadTasks<I, O>(handler: (input: I, reportProgress: (p: u
       port.postMessage({ id: msg.id, ok: false, error: { name: e?.name ?? 'Error', message: e?.message ?? String(err), fields } });
     }
   });
+  // The entry module has loaded (this runs in its body, after its imports): tasks may come.
+  port.postMessage({ ready: true } satisfies ReadyMessage);
 }
 
 const hostCalls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();

@@ -52,6 +52,32 @@ it('drops a queued task whose signal aborts, and refuses one already aborted', a
   expect(await pool.run({ op: 'double', n: 4 }, 5_000)).toBe(8);
 });
 
+it("does not charge a fresh thread's loading to the budget of the task it takes first", async () => {
+  // The thread spends a second loading; the task itself needs a few ms, well inside 300 ms.
+  const slow = new ThreadPool({ entry: new URL('./fixtures/slow-start-thread.ts', import.meta.url), size: 1 });
+  try {
+    expect(await slow.run({ n: 1 }, 300)).toBe(2);
+  } finally {
+    await slow.close();
+  }
+  // The same after a timeout: the replacement thread loads before its first task's budget starts.
+  const err = await pool.run({ op: 'spin', n: 0 }, 300).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(TaskTimeoutError);
+  const started = Date.now();
+  expect(await pool.run({ op: 'double', n: 7 }, 50)).toBe(14);
+  // The fresh thread did load meanwhile (what the 50 ms budget did not have to cover).
+  expect(Date.now() - started).toBeGreaterThan(50);
+});
+
+it('fails a task with the error of a thread whose entry cannot load, rather than waiting for it', async () => {
+  const broken = new ThreadPool({ entry: new URL('./fixtures/broken-thread.ts', import.meta.url), size: 1 });
+  try {
+    await expect(broken.run({}, 5_000)).rejects.toThrow('entry failed to load');
+  } finally {
+    await broken.close();
+  }
+});
+
 describe('host calls', () => {
   const asked: Array<{ n: number; signal: AbortSignal }> = [];
   const hosting = new ThreadPool({

@@ -4,7 +4,7 @@ import type { PageExtraction } from '@gleaner/html-extract';
 import type { ScrapeJob } from '@gleaner/queues';
 import type { ScrapeRecord, ScrapeResult } from '@gleaner/record-views';
 import { JobFailure, runRecordedJob } from '@gleaner/worker-runtime';
-import { TaskTimeoutError } from '@gleaner/platform';
+import { TaskTimeoutError, ThreadTaskError } from '@gleaner/platform';
 import type { ExtractTask } from '../extract-thread.js';
 import type { ScrapeProcessorDeps } from './deps.js';
 import { scrapeFetchFailure } from './fetch-failures.js';
@@ -12,6 +12,16 @@ import { runLlm } from './llm.js';
 
 /** SPEC: the current scraper reads pages up to 10 MB (after decompression). */
 export const SCRAPE_MAX_BYTES = 10 * 1024 * 1024;
+
+/** 30 s, 2.5 s, 0.1 s: a budget under a second is not "0 s". */
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+/**
+ * The budget runs out in one of two places: the thread's own clock, checked between extraction
+ * phases (ExtractionTimeoutError, the thread lives on), or the pool's timer, which terminates a
+ * thread stuck inside one phase. Either way the caller reads the same E008.
+ */
+const overBudget = (err: unknown) => err instanceof TaskTimeoutError || (err instanceof ThreadTaskError && err.remoteName === 'ExtractionTimeoutError');
 
 async function extract(deps: ScrapeProcessorDeps, page: FetchedPage, markdown: boolean): Promise<PageExtraction> {
   if (page.kind === 'text') {
@@ -21,7 +31,7 @@ async function extract(deps: ScrapeProcessorDeps, page: FetchedPage, markdown: b
   try {
     return await deps.extractPool.run<ExtractTask, PageExtraction>({ task: 'page', html: page.body, url: page.finalUrl, markdown, budgetMs }, budgetMs + 1_000);
   } catch (err) {
-    if (err instanceof TaskTimeoutError) throw new JobFailure('E008', `content extraction exceeded its ${Math.round(budgetMs / 1000)} s budget`, false);
+    if (overBudget(err)) throw new JobFailure('E008', `content extraction exceeded its ${seconds(budgetMs)} budget`, false);
     throw new JobFailure('E008', `content extraction failed: ${(err as Error).message}`, false);
   }
 }
