@@ -4,20 +4,19 @@ import type { PageExtraction } from '@gleaner/html-extract';
 import type { ScrapeV1Job } from '@gleaner/queues';
 import type { ScrapeV1Result } from '@gleaner/record-views';
 import { JobFailure, runRecordedJob } from '@gleaner/worker-runtime';
-import { TaskTimeoutError, ThreadTaskError } from '@gleaner/platform';
+import { ThreadTaskError } from '@gleaner/platform';
 import type { ExtractTask } from '../extract-thread.js';
 import type { ScrapeProcessorDeps } from './deps.js';
 import { v1FetchFailure } from './fetch-failures.js';
+import { overBudget, seconds } from './extraction-budget.js';
 import { runLlm } from './llm.js';
 
 /** SPEC: v1 reads pages up to 5 MB and does not run JavaScript. */
 export const SCRAPE_V1_MAX_BYTES = 5 * 1024 * 1024;
 
-const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
-
 function threadFailure(err: unknown): JobFailure {
   if (err instanceof JobFailure) return err;
-  if (err instanceof TaskTimeoutError) return new JobFailure('500', 'content extraction exceeded its time budget', false);
+  if (overBudget(err)) return new JobFailure('500', 'content extraction exceeded its time budget', false);
   if (err instanceof ThreadTaskError && err.remoteName === 'SelectorError') return new JobFailure('400', err.message, false);
   return new JobFailure('500', `processing failed: ${(err as Error).message}`, false);
 }

@@ -4,24 +4,14 @@ import type { PageExtraction } from '@gleaner/html-extract';
 import type { ScrapeJob } from '@gleaner/queues';
 import type { ScrapeRecord, ScrapeResult } from '@gleaner/record-views';
 import { JobFailure, runRecordedJob } from '@gleaner/worker-runtime';
-import { TaskTimeoutError, ThreadTaskError } from '@gleaner/platform';
 import type { ExtractTask } from '../extract-thread.js';
 import type { ScrapeProcessorDeps } from './deps.js';
+import { overBudget, seconds } from './extraction-budget.js';
 import { scrapeFetchFailure } from './fetch-failures.js';
 import { runLlm } from './llm.js';
 
 /** SPEC: the current scraper reads pages up to 10 MB (after decompression). */
 export const SCRAPE_MAX_BYTES = 10 * 1024 * 1024;
-
-/** 30 s, 2.5 s, 0.1 s: a budget under a second is not "0 s". */
-const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
-
-/**
- * The budget runs out in one of two places: the thread's own clock, checked between extraction
- * phases (ExtractionTimeoutError, the thread lives on), or the pool's timer, which terminates a
- * thread stuck inside one phase. Either way the caller reads the same E008.
- */
-const overBudget = (err: unknown) => err instanceof TaskTimeoutError || (err instanceof ThreadTaskError && err.remoteName === 'ExtractionTimeoutError');
 
 async function extract(deps: ScrapeProcessorDeps, page: FetchedPage, markdown: boolean): Promise<PageExtraction> {
   if (page.kind === 'text') {
