@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { requestIdTime } from '@gleaner/platform';
 import { Keyspace } from './keyspace.js';
+import type { RenderedRecords } from './rendered-records.js';
 import { unixNow } from './time.js';
 
 export type Family = 'scrape' | 'scrape-v1' | 'parse';
@@ -94,6 +95,19 @@ return 1
 `;
 type RecordCasCommand = (key: string, readSha1: string, value: string, ttlSeconds: number) => Promise<number>;
 
+/** What `lookup` says of `record` (null: nothing stored under the id). */
+function lookupIn<I, R>(family: Family, id: string, accountId: string, record: RequestRecord<I, R> | null): RecordLookup<I, R> {
+  if (record && record.accountId === accountId) return { found: true, record };
+  if (record) return { found: false, reason: 'unknown' };
+  const createdMs = requestIdTime(id);
+  const lifetime = RECORD_LIFETIME_SECONDS[family];
+  const shortest = Math.min(lifetime.fromCreation, lifetime.afterCompletion ?? Infinity);
+  if (createdMs !== null && createdMs <= Date.now() && Date.now() - createdMs > shortest * 1000) {
+    return { found: false, reason: 'expired' };
+  }
+  return { found: false, reason: 'unknown' };
+}
+
 export class RequestRecordStore {
   private readonly keys: Keyspace;
 
@@ -124,16 +138,30 @@ export class RequestRecordStore {
    * UUIDv7 time is older than the family's lifetime) from "never existed, or someone else's".
    */
   async lookup<I = Record<string, unknown>, R = Record<string, unknown>>(family: Family, id: string, accountId: string): Promise<RecordLookup<I, R>> {
-    const record = await this.get<I, R>(family, id);
-    if (record && record.accountId === accountId) return { found: true, record };
-    if (record) return { found: false, reason: 'unknown' };
-    const createdMs = requestIdTime(id);
-    const lifetime = RECORD_LIFETIME_SECONDS[family];
-    const shortest = Math.min(lifetime.fromCreation, lifetime.afterCompletion ?? Infinity);
-    if (createdMs !== null && createdMs <= Date.now() && Date.now() - createdMs > shortest * 1000) {
-      return { found: false, reason: 'expired' };
-    }
-    return { found: false, reason: 'unknown' };
+    const raw = await this.redis.get(this.keys.record(family, id));
+    return lookupIn<I, R>(family, id, accountId, raw === null ? null : (JSON.parse(raw) as RequestRecord<I, R>));
+  }
+
+  /**
+   * `lookup` answered as the JSON body `render` makes of the record. A body rendered before from
+   * the very same stored record comes from `rendered` without parsing or serialising anything.
+   */
+  async lookupRendered<I = Record<string, unknown>, R = Record<string, unknown>>(
+    family: Family,
+    id: string,
+    accountId: string,
+    rendered: RenderedRecords,
+    render: (record: RequestRecord<I, R>) => unknown,
+  ): Promise<{ found: true; json: string } | { found: false; reason: 'expired' | 'unknown' }> {
+    const raw = await this.redis.get(this.keys.record(family, id));
+    const hit = raw === null ? undefined : rendered.get(id, raw);
+    if (hit) return hit.accountId === accountId ? { found: true, json: hit.json } : { found: false, reason: 'unknown' };
+    const record = raw === null ? null : (JSON.parse(raw) as RequestRecord<I, R>);
+    const lookup = lookupIn<I, R>(family, id, accountId, record);
+    if (!lookup.found) return lookup;
+    const json = JSON.stringify(render(lookup.record));
+    rendered.set(id, raw!, accountId, json);
+    return { found: true, json };
   }
 
   /**

@@ -4,11 +4,15 @@ import { Keyspace } from './keyspace.js';
 
 export const CACHE_LIFETIME_SECONDS = 15 * 24 * 3600;
 
-export interface CachedScrape<Result = Record<string, unknown>> {
+/**
+ * A cached scrape as it is answered: the original request's id and the answer body already
+ * serialised. A hit sends the stored JSON as is: no parse and no re-serialisation of a body that
+ * is often tens of kilobytes (bench/load.ts: the cached-scrape path is CPU-bound on exactly that).
+ */
+export interface CachedAnswer {
   requestId: string;
-  url: string;
-  timestamp: number;
-  result: Result;
+  /** The JSON body of the answer. */
+  json: string;
 }
 
 /** Cache identity of a URL: scheme and host lowercased by WHATWG parsing, fragment dropped. */
@@ -33,12 +37,16 @@ export class ResultCache {
     return this.keys.cache(accountId, createHash('sha256').update(normalizeUrlForCache(url)).digest('hex'));
   }
 
-  async put<R>(accountId: string, entry: CachedScrape<R>): Promise<void> {
-    await this.redis.set(this.key(accountId, entry.url), JSON.stringify(entry), 'EX', CACHE_LIFETIME_SECONDS);
+  /** Stored as `<requestId>\n<json>`: the id is read without parsing the body. */
+  async put(accountId: string, url: string, answer: CachedAnswer): Promise<void> {
+    await this.redis.set(this.key(accountId, url), `${answer.requestId}\n${answer.json}`, 'EX', CACHE_LIFETIME_SECONDS);
   }
 
-  async get<R = Record<string, unknown>>(accountId: string, url: string): Promise<CachedScrape<R> | null> {
+  /** The answer, or null. An entry in an older layout (a JSON object) counts as a miss. */
+  async get(accountId: string, url: string): Promise<CachedAnswer | null> {
     const raw = await this.redis.get(this.key(accountId, url));
-    return raw ? (JSON.parse(raw) as CachedScrape<R>) : null;
+    const newline = raw?.indexOf('\n') ?? -1;
+    if (!raw || newline <= 0 || raw.startsWith('{')) return null;
+    return { requestId: raw.slice(0, newline), json: raw.slice(newline + 1) };
   }
 }

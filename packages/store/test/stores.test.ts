@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { newRequestId } from '@gleaner/platform';
-import { createStores, WindowBudget, type Stores } from '../src/index.js';
+import { createStores, RenderedRecords, WindowBudget, type Stores } from '../src/index.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from '../../../tests/support/redis.js';
 
 const prefix = testPrefix('store');
@@ -157,11 +157,51 @@ describe('request record updates', () => {
   });
 });
 
+describe('rendered status bodies', () => {
+  it('renders a record once while it is unchanged, again once it changes, and never for another account', async () => {
+    const id = newRequestId();
+    await stores.records.create({ id, family: 'parse', accountId: 'acc-r', input: { url: 'u' } });
+    const rendered = new RenderedRecords();
+    let renders = 0;
+    const render = (record: { status: string }) => ({ status: record.status, n: ++renders });
+    const read = (accountId = 'acc-r') => stores.records.lookupRendered('parse', id, accountId, rendered, render);
+    expect(await read()).toEqual({ found: true, json: '{"status":"received","n":1}' });
+    expect(await read()).toEqual({ found: true, json: '{"status":"received","n":1}' });
+    expect(await read('acc-other')).toEqual({ found: false, reason: 'unknown' });
+    await stores.records.markProcessing('parse', id);
+    expect(await read()).toEqual({ found: true, json: '{"status":"processing","n":2}' });
+    expect(renders).toBe(2);
+    await stores.records.delete('parse', id);
+    expect(await read()).toEqual({ found: false, reason: 'unknown' });
+  });
+
+  it('keeps within its byte budget, least recently used out first, and never keeps a large record', () => {
+    const rendered = new RenderedRecords(2 * 3 * 100, 200); // room for three entries of 50 + 50 characters
+    for (const id of ['a', 'b', 'c']) rendered.set(id, id.repeat(50), 'acc', `"${'x'.repeat(48)}"`);
+    expect(rendered.get('a', 'a'.repeat(50))).toBeDefined(); // a is now the most recent
+    rendered.set('d', 'd'.repeat(50), 'acc', `"${'x'.repeat(48)}"`);
+    expect(rendered.get('b', 'b'.repeat(50))).toBeUndefined();
+    for (const id of ['a', 'c', 'd']) expect(rendered.get(id, id.repeat(50))).toBeDefined();
+    expect(rendered.get('a', 'a changed record')).toBeUndefined();
+    rendered.set('big', 'z'.repeat(201), 'acc', '{}');
+    expect(rendered.get('big', 'z'.repeat(201))).toBeUndefined();
+  });
+});
+
 describe('result cache and rate limiter', () => {
   it('caches per account and normalized URL', async () => {
-    await stores.cache.put('acc-a', { requestId: 'r1', url: 'HTTPS://Example.com/a#frag', timestamp: 1, result: { x: 1 } });
-    expect((await stores.cache.get('acc-a', 'https://example.com/a'))?.requestId).toBe('r1');
+    await stores.cache.put('acc-a', 'HTTPS://Example.com/a#frag', { requestId: 'r1', json: '{"x":1,\n"y":"two\nlines"}' });
+    expect(await stores.cache.get('acc-a', 'https://example.com/a')).toEqual({ requestId: 'r1', json: '{"x":1,\n"y":"two\nlines"}' });
     expect(await stores.cache.get('acc-b', 'https://example.com/a')).toBeNull();
+    expect(await stores.cache.get('acc-a', 'https://example.com/other')).toBeNull();
+  });
+
+  it('takes an entry in the older layout (a JSON object) for a miss', async () => {
+    await stores.cache.put('acc-a', 'https://example.com/old', { requestId: 'r1', json: '{}' });
+    const [key] = await redis.keys(`${prefix}:cache:acc-a:*`);
+    expect(key).toBeDefined();
+    await redis.set(key, JSON.stringify({ requestId: 'r0', url: 'https://example.com/old', timestamp: 1, result: {} }));
+    expect(await stores.cache.get('acc-a', 'https://example.com/old')).toBeNull();
   });
 
   it('allows exactly the limit in a window', async () => {

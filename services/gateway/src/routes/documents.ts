@@ -10,6 +10,7 @@ import { jsonObjectBody } from '../middleware/json-body.js';
 import { submitAndWait } from '../submit.js';
 import { checkUrl, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
+import { RenderedRecords } from '@gleaner/store';
 
 /** SPEC "Document parse job": `type` values (the image guide adds tiff, tif, heic). */
 export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'] as const;
@@ -18,6 +19,7 @@ const OUTPUTS = ['plain', 'markdown'] as const;
 export function documentsRouter(deps: GatewayDeps): Router {
   const { stores, config, logger } = deps;
   const allowPrivate = config.GLEANER_ALLOW_PRIVATE_NETWORKS;
+  const renderedStatus = new RenderedRecords();
   return familyRouter('parser', logger, (router) => {
     router.use(requireApiKey(stores.apiKeyGate, 'parse', config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
 
@@ -74,9 +76,11 @@ export function documentsRouter(deps: GatewayDeps): Router {
       const id = String(req.params.requestId);
       setRequestId(res, id);
       if (!isRequestId(id)) throw new ApiError('404-001');
-      const lookup = await stores.records.lookup<ParseRecord['input'], ParseRecord['result']>('parse', id, accountIdOf(res));
+      const lookup = await stores.records.lookupRendered<ParseRecord['input'], ParseRecord['result']>('parse', id, accountIdOf(res), renderedStatus, (record) =>
+        parseStatusBody(record as ParseRecord),
+      );
       if (!lookup.found) throw new ApiError(lookup.reason === 'expired' ? '404-002' : '404-001');
-      res.status(200).json(parseStatusBody(lookup.record as ParseRecord));
+      res.status(200).type('application/json').send(lookup.json);
     });
   });
 }

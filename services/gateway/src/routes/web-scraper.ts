@@ -12,6 +12,7 @@ import { jsonObjectBody } from '../middleware/json-body.js';
 import { submitAndWait } from '../submit.js';
 import { checkUrl, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
+import { RenderedRecords } from '@gleaner/store';
 
 const PROCESSING_MESSAGE = 'Request is still processing. Check the status endpoint later (poll at most every 5 minutes) or wait for the webhook.';
 
@@ -61,6 +62,7 @@ function assertUsableSchema(schema: Record<string, unknown>): void {
 export function webScraperRouter(deps: GatewayDeps): Router {
   const { stores, config, logger } = deps;
   const allowPrivate = config.GLEANER_ALLOW_PRIVATE_NETWORKS;
+  const renderedStatus = new RenderedRecords();
   return familyRouter('scraper', logger, (router) => {
     router.use(requireApiKey(stores.apiKeyGate, 'scrape', config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
 
@@ -72,10 +74,10 @@ export function webScraperRouter(deps: GatewayDeps): Router {
 
       if (body.use_cache === true) {
         // SPEC: with use_cache every other field is ignored.
-        const cached = await stores.cache.get<ScrapeRecord>(accountId, body.url);
+        const cached = await stores.cache.get(accountId, body.url);
         if (!cached) throw new ApiError('E002', 'No cached result for this URL', { status: 404 });
         setRequestId(res, cached.requestId);
-        res.status(200).json({ ...scrapeImmediateBody(cached.result), cached: true });
+        res.status(200).type('application/json').send(cached.json);
         return;
       }
 
@@ -140,9 +142,12 @@ export function webScraperRouter(deps: GatewayDeps): Router {
       const id = String(req.params.requestId);
       setRequestId(res, id);
       if (!isRequestId(id)) throw new ApiError('E002', 'Request ID not found');
-      const lookup = await stores.records.lookup<ScrapeRecord['input'], ScrapeRecord['result']>('scrape', id, accountIdOf(res));
+      const includeTrace = config.NODE_ENV === 'development';
+      const lookup = await stores.records.lookupRendered<ScrapeRecord['input'], ScrapeRecord['result']>('scrape', id, accountIdOf(res), renderedStatus, (record) =>
+        scrapeStatusBody(record as ScrapeRecord, includeTrace),
+      );
       if (!lookup.found) throw new ApiError('E002', lookup.reason === 'expired' ? 'Request ID not found (results are kept 15 hours after completion)' : 'Request ID not found');
-      res.status(200).json(scrapeStatusBody(lookup.record as ScrapeRecord, config.NODE_ENV === 'development'));
+      res.status(200).type('application/json').send(lookup.json);
     });
   });
 }

@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import { fetchPage, type FetchedPage } from '@gleaner/safe-fetch';
 import type { PageExtraction } from '@gleaner/html-extract';
 import type { ScrapeJob } from '@gleaner/queues';
-import type { ScrapeRecord, ScrapeResult } from '@gleaner/record-views';
+import { scrapeImmediateBody, type ScrapeRecord, type ScrapeResult } from '@gleaner/record-views';
 import { JobFailure, runRecordedJob } from '@gleaner/worker-runtime';
 import type { ExtractTask } from '../extract-thread.js';
 import type { ScrapeProcessorDeps } from './deps.js';
@@ -63,7 +63,8 @@ export function createScrapeProcessor(deps: ScrapeProcessorDeps) {
       }
       return { result, extra: usage ? { usage } : {} };
     }, async (record) => {
-      // The cache keeps the whole record so a cached answer renders exactly like the original.
-      await deps.cache.put(record.accountId, { requestId: record.id, url: payload.url, timestamp: record.completedAt ?? record.createdAt, result: record });
+      // The cache keeps the answer as the original request gave it (rendered once, here), marked cached.
+      const answer = { ...scrapeImmediateBody(record as unknown as ScrapeRecord), cached: true };
+      await deps.cache.put(record.accountId, payload.url, { requestId: record.id, json: JSON.stringify(answer) });
     });
 }
