@@ -138,8 +138,7 @@ export class RequestRecordStore {
    * UUIDv7 time is older than the family's lifetime) from "never existed, or someone else's".
    */
   async lookup<I = Record<string, unknown>, R = Record<string, unknown>>(family: Family, id: string, accountId: string): Promise<RecordLookup<I, R>> {
-    const raw = await this.redis.get(this.keys.record(family, id));
-    return lookupIn<I, R>(family, id, accountId, raw === null ? null : (JSON.parse(raw) as RequestRecord<I, R>));
+    return lookupIn(family, id, accountId, await this.get<I, R>(family, id));
   }
 
   /**
