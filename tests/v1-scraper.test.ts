@@ -5,7 +5,7 @@ import { createLogger, newRequestId } from '@gleaner/platform';
 import { loadScraperWorkerConfig, startScraperWorker, type RunningService } from '@gleaner/scraper-worker';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
-import { html, startPageServer } from './support/page-server.js';
+import { html, startPageServer, streamedBody } from './support/page-server.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { waitFor } from './support/webhook-receiver.js';
 import { realSitePages } from './support/web-corpus.js';
@@ -31,8 +31,8 @@ function gate(): { promise: Promise<void>; open(): void } {
 }
 /** `/held`: the worker's fetch has reached the page (`entered`); the page answers once `release` opens. */
 let held = { entered: gate(), release: gate() };
-/** What `/chunked-6mb` sent: its framing, and whether the fetching side hung up. */
-const chunked = { chunkedEncoding: false, contentLength: true, bytesWritten: 0, clientHungUp: false };
+/** 6 MB in 64 KB chunks, no Content-Length, and then the response stays open. */
+const chunked = streamedBody(6 * MB, { contentType: 'text/html; charset=utf-8', keepOpen: true });
 
 beforeAll(async () => {
   site = await startPageServer({
@@ -48,20 +48,8 @@ beforeAll(async () => {
       await held.release.promise;
       s.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><head><title>Held</title></head><body><h1>Held page</h1></body></html>');
     },
-    // 6 MB of HTML in 64 KB chunks, no Content-Length, and then the response stays open: only a
-    // limit counted while the body streams ends this (a reader waiting for the end would time out).
-    '/chunked-6mb': (_q, s) => {
-      s.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      chunked.chunkedEncoding = s.chunkedEncoding;
-      chunked.contentLength = s.hasHeader('content-length');
-      s.on('close', () => (chunked.clientHungUp = true));
-      const piece = Buffer.from('<p>filler paragraph</p>'.repeat(2_850));
-      s.write('<!doctype html><html><body>');
-      while (chunked.bytesWritten < 6 * MB) {
-        s.write(piece);
-        chunked.bytesWritten += piece.length;
-      }
-    },
+    // Only a limit counted while the body streams ends this (a reader waiting for the end would time out).
+    '/chunked-6mb': chunked.handler,
   });
   h = await GatewayHarness.start(prefix);
   worker = await startScraperWorker(loadScraperWorkerConfig(serviceEnv(prefix, { SCRAPER_V1_SELECTOR_BUDGET_MS: String(SELECTOR_BUDGET_MS) })), createLogger('v1-test', 'error'));
@@ -249,12 +237,12 @@ describe('targets', () => {
     const started = Date.now();
     const res = await submit({ url: `${site.url}/chunked-6mb`, selector: 'p', use_llm: false });
     // The page was framed as intended: chunked, no length to refuse it by.
-    expect([chunked.chunkedEncoding, chunked.contentLength]).toEqual([true, false]);
+    expect([chunked.last.chunkedEncoding, chunked.last.contentLength]).toEqual([true, false]);
     expect([res.status, res.body]).toEqual([500, { error: 'the response is larger than 5 MB', status_code: 500, request_id: expect.any(String) }]);
     // The page never ends: a fetch that read to the end would still wait (20 s total timeout).
     expect(Date.now() - started).toBeLessThan(15_000);
-    await waitFor(() => chunked.clientHungUp, Boolean, 5_000);
-    expect(chunked.clientHungUp).toBe(true);
+    await waitFor(() => chunked.last.closed, Boolean, 5_000);
+    expect(chunked.last.closed).toBe(true);
     const status = await statusOf(res.body.request_id);
     expect(status.body).toEqual({ request_id: res.body.request_id, status: 'failed', status_code: 500, details: 'the response is larger than 5 MB' });
     const next = await submit({ url: `${site.url}/small`, selector: 'h1#t', use_llm: false });

@@ -42,21 +42,27 @@ export function html(body: string, head = ''): RouteHandler {
 
 export interface StreamedBody {
   handler: RouteHandler;
-  /** The last request's response: bytes handed to the socket, and whether it was sent in full or cut by the client. */
-  last: { sent: number; closed: boolean; finished: boolean };
+  /**
+   * The last request's response: its framing (chunked, no Content-Length), bytes handed to the
+   * socket, and whether it was sent in full or cut by the client.
+   */
+  last: { chunkedEncoding: boolean; contentLength: boolean; sent: number; closed: boolean; finished: boolean };
 }
 
 /**
  * A body of `totalBytes` streamed in 64 KB chunks without Content-Length (chunked transfer
- * encoding), only as fast as the client reads: a client learns its size by counting.
+ * encoding), only as fast as the client reads: a client learns its size by counting. With
+ * `keepOpen` the response is never ended after the last byte, so only a client that stops at its
+ * own limit gets anywhere before its timeout.
  */
-export function streamedBody(totalBytes: number, contentType = 'application/octet-stream'): StreamedBody {
+export function streamedBody(totalBytes: number, { contentType = 'application/octet-stream', keepOpen = false } = {}): StreamedBody {
   const chunk = Buffer.alloc(64 * 1024, 'the quick brown fox jumps over the lazy dog.\n');
+  const fresh = (): StreamedBody['last'] => ({ chunkedEncoding: false, contentLength: false, sent: 0, closed: false, finished: false });
   const body: StreamedBody = {
-    last: { sent: 0, closed: false, finished: false },
+    last: fresh(),
     handler: (_req, res) =>
       new Promise<void>((resolve) => {
-        const state: StreamedBody['last'] = { sent: 0, closed: false, finished: false };
+        const state = fresh();
         body.last = state;
         res.on('close', () => {
           state.closed = true;
@@ -64,13 +70,15 @@ export function streamedBody(totalBytes: number, contentType = 'application/octe
           resolve();
         });
         res.writeHead(200, { 'content-type': contentType });
+        state.chunkedEncoding = res.chunkedEncoding;
+        state.contentLength = res.hasHeader('content-length');
         const pump = () => {
           while (state.sent < totalBytes && !res.destroyed) {
             const n = Math.min(chunk.length, totalBytes - state.sent);
             state.sent += n;
             if (!res.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return void res.once('drain', pump);
           }
-          if (!res.destroyed) res.end();
+          if (!res.destroyed && !keepOpen) res.end();
         };
         pump();
       }),
