@@ -102,6 +102,12 @@ it('fails a request whose job killed two workers: the status endpoint shows it f
   expect(live()[0].output()).toMatch(/job stalled more than allowable limit/);
 
   const after = await fetch(`${baseUrl}/web-scrapper/`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ url: `${pages.url}/article` }) });
-  expect(after.status).toBe(200);
-  expect(((await after.json()) as Record<string, unknown>).text_content).toContain('The harbour reopened on Monday');
+  // A worker that has just started may take longer than the 3 s window on a loaded machine (its
+  // extraction thread starts with its first page), so a 202 is followed on the status endpoint.
+  expect([200, 202]).toContain(after.status);
+  const answer = (await after.json()) as Record<string, unknown>;
+  const text = after.status === 200
+    ? answer.text_content
+    : ((await waitFor(async () => (await (await fetch(`${baseUrl}/web-scrapper/${answer.request_id as string}`, { headers: { 'x-api-key': apiKey } })).json()) as Record<string, unknown>, (s) => s.status !== 'processing', 30_000)).content as { text?: string } | undefined)?.text;
+  expect(text).toContain('The harbour reopened on Monday');
 }, 90_000);

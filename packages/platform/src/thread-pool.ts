@@ -78,6 +78,7 @@ export class ThreadPool {
   private readonly queue: PendingTask[] = [];
   private nextId = 1;
   private closed = false;
+  private loadWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
 
   constructor(private readonly options: ThreadPoolOptions) {
     const size = options.size ?? Math.max(1, os.availableParallelism());
@@ -109,6 +110,16 @@ export class ThreadPool {
       this.queue.push(task);
       this.dispatch();
     });
+  }
+
+  /**
+   * Resolves once every thread has loaded its entry module; rejects with the error of a thread
+   * that died while loading. Services wait for it before taking jobs, so a worker that says it is
+   * ready can serve at once (a fresh thread loads for seconds) and a broken entry fails the boot.
+   */
+  whenLoaded(): Promise<void> {
+    if (this.slots.every((s) => s.ready)) return Promise.resolve();
+    return new Promise((resolve, reject) => this.loadWaiters.push({ resolve, reject }));
   }
 
   async close(): Promise<void> {
@@ -160,6 +171,7 @@ export class ThreadPool {
 
   private onReady(slot: Slot): void {
     slot.ready = true;
+    if (this.slots.every((s) => s.ready)) for (const waiter of this.loadWaiters.splice(0)) waiter.resolve();
     this.dispatch();
   }
 
@@ -201,7 +213,10 @@ export class ThreadPool {
   private onCrash(slot: Slot, err: Error): void {
     // A thread that dies while loading its entry (a module that throws) has no task yet: the next
     // queued one gets the error, as it would have had it been sent to that thread, not a wait.
-    if (!slot.ready && !slot.busy) this.queue.shift()?.reject(err);
+    if (!slot.ready && !slot.busy) {
+      this.queue.shift()?.reject(err);
+      for (const waiter of this.loadWaiters.splice(0)) waiter.reject(err);
+    }
     this.replace(slot, err);
   }
 

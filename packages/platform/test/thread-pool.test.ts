@@ -69,9 +69,25 @@ it("does not charge a fresh thread's loading to the budget of the task it takes 
   expect(Date.now() - started).toBeGreaterThan(50);
 });
 
+it('tells when every thread has loaded, so a service takes jobs only once it can serve them', async () => {
+  const slow = new ThreadPool({ entry: new URL('./fixtures/slow-start-thread.ts', import.meta.url), size: 2 });
+  try {
+    const started = Date.now();
+    await slow.whenLoaded();
+    // Both threads spent their second loading (in parallel); after that no wait is left.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    const again = Date.now();
+    await slow.whenLoaded();
+    expect(Date.now() - again).toBeLessThan(50);
+  } finally {
+    await slow.close();
+  }
+});
+
 it('fails a task with the error of a thread whose entry cannot load, rather than waiting for it', async () => {
   const broken = new ThreadPool({ entry: new URL('./fixtures/broken-thread.ts', import.meta.url), size: 1 });
   try {
+    await expect(broken.whenLoaded()).rejects.toThrow('entry failed to load');
     await expect(broken.run({}, 5_000)).rejects.toThrow('entry failed to load');
   } finally {
     await broken.close();

@@ -42,6 +42,8 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
   });
   // One thread per concurrent job, so a slow OCR document never blocks a text PDF behind it.
   const parsePool = createParsePool(config.PARSER_CONCURRENCY, ocr);
+  // Jobs are taken only once the parse threads have loaded (pdf.js, mammoth: seconds when fresh).
+  await parsePool.whenLoaded();
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(
     parseQueue,

@@ -32,6 +32,9 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
     unexpectedError: (err) => ({ code: 'E008', message: `processing failed: ${err.message}` }),
   };
   const extractPool = new ThreadPool({ entry: new URL('./extract-thread.ts', import.meta.url), size: config.SCRAPER_EXTRACT_THREADS, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
+  // Jobs are taken only once extraction can run: a fresh thread loads jsdom for seconds, and a
+  // job taken meanwhile would wait while another worker sits idle.
+  await extractPool.whenLoaded();
   const deps: ScrapeProcessorDeps = { config, logger, jobs, extractPool, cache: stores.cache, llmKeys: stores.llmKeys, usage: stores.usage };
 
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
