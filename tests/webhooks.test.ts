@@ -83,11 +83,15 @@ describe('delivery', () => {
 
   it('cuts a receiver that hangs at the timeout and retries it', async () => {
     const receiver = await startWebhookReceiver(['hang', 200]);
+    const before = await deliveryCounts('scrape');
     try {
       await submitScrape(receiver.url);
       const got = await waitFor(() => receiver.deliveries, (d) => d.length >= 2);
       expect(got.map((d) => d.answeredWith)).toEqual(['hang', 200]);
       expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(700);
+      // Counted just after the receiver answered: settled here, so the next test's counts are its own.
+      const counted = await waitFor(async () => countsSince(before, await deliveryCounts('scrape')), (c) => c.delivered >= 1, 5_000);
+      expect(counted).toEqual({ delivered: 1, retry: 1, rejected: 0, failed: 0 });
     } finally {
       await receiver.close();
     }
