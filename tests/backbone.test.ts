@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { newRequestId } from '@gleaner/platform';
+import { submitAndWait } from '@gleaner/gateway';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { startScriptedWorkers } from './support/scripted-processors.js';
@@ -118,6 +119,29 @@ describe('the 20-second window', () => {
     expect(res.body.text_content).toContain('scripted text');
     expect(res.body.markdown_content).toBe('# Scripted');
     expect(res.headers['x-request-id']).toBe(res.body.request_id);
+  });
+
+  it("writes a request's record before its job can be taken, though it does not wait for the record's answer before adding the job", async () => {
+    // The gateway sends the record and the job together on one connection. Its socket is held
+    // (corked) here while both are sent: had the job gone out on a connection of its own, the
+    // worker would take it at once and find no record ("request record missing", dropped).
+    const { redis, producers, stores } = h.gateway.deps;
+    const socket = (redis as unknown as { stream: NodeJS.WritableStream & { cork(): void; uncork(): void } }).stream;
+    const requestId = newRequestId();
+    socket.cork();
+    const submitted = submitAndWait(stores.records, stores.usage, {
+      family: 'scrape',
+      requestId,
+      accountId: b.accountId,
+      input: { url: target('corked') },
+      producer: producers.scrape,
+      payload: { requestId, accountId: b.accountId, url: target('corked'), outputType: 'plaintext', useLlm: false },
+      windowMs: 3_000,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    socket.uncork();
+    const record = await submitted;
+    expect(record).toMatchObject({ id: requestId, status: 'completed', result: { text: `scripted text for ${target('corked')}` } });
   });
 
   it('answers 202 past the window, and the status endpoint later shows completed', async () => {

@@ -108,8 +108,18 @@ function lookupIn<I, R>(family: Family, id: string, accountId: string, record: R
   return { found: false, reason: 'unknown' };
 }
 
+/**
+ * Records this store last read or wrote, small ones only, as stored: an update starts from the
+ * value it knows instead of reading it again, and the compare-and-set tells whether it still is
+ * the stored one (if not, the update reads it and tries again). A worker's writes to the record of
+ * its job (processing, progress, completed) then cost one round trip each instead of two.
+ */
+const KNOWN_RECORDS_MAX = 1_000;
+const KNOWN_RECORD_MAX_CHARS = 16_384;
+
 export class RequestRecordStore {
   private readonly keys: Keyspace;
+  private readonly known = new Map<string, string>();
 
   constructor(
     private readonly redis: Redis,
@@ -123,9 +133,27 @@ export class RequestRecordStore {
     const now = unixNow();
     const full = { status: 'received', createdAt: now, updatedAt: now, ...record } as RequestRecord<I, R>;
     const ttl = RECORD_LIFETIME_SECONDS[record.family].fromCreation;
-    const ok = await this.redis.set(this.keys.record(record.family, record.id), JSON.stringify(full), 'EX', ttl, 'NX');
+    const key = this.keys.record(record.family, record.id);
+    const raw = JSON.stringify(full);
+    const ok = await this.redis.set(key, raw, 'EX', ttl, 'NX');
     if (ok !== 'OK') throw new Error(`request record ${record.id} already exists`);
+    this.remember(key, raw);
     return full;
+  }
+
+  /**
+   * `get`, for a caller about to update the record: the value read is kept, so that update
+   * (`markProcessing` after this, say) writes at once instead of reading it again.
+   */
+  async readForUpdate<I = Record<string, unknown>, R = Record<string, unknown>>(family: Family, id: string): Promise<RequestRecord<I, R> | null> {
+    const key = this.keys.record(family, id);
+    const raw = await this.redis.get(key);
+    if (raw === null) {
+      this.known.delete(key);
+      return null;
+    }
+    this.remember(key, raw);
+    return JSON.parse(raw) as RequestRecord<I, R>;
   }
 
   async get<I = Record<string, unknown>, R = Record<string, unknown>>(family: Family, id: string): Promise<RequestRecord<I, R> | null> {
@@ -167,7 +195,8 @@ export class RequestRecordStore {
    * Read-modify-write with compare-and-set: the new value is written only if the record is still
    * the one read (same SHA-1), else it is read again. Unlike WATCH/MULTI this is safe on a client
    * shared by concurrent jobs (EXEC or UNWATCH by one would drop another's watch), and costs two
-   * round trips. Returns the new record, or null when the record no longer exists.
+   * round trips, or one when the store knows the record's current value (see KNOWN_RECORDS_MAX).
+   * Returns the new record, or null when the record no longer exists.
    */
   async update<I = Record<string, unknown>, R = Record<string, unknown>>(
     family: Family,
@@ -176,9 +205,13 @@ export class RequestRecordStore {
   ): Promise<RequestRecord<I, R> | null> {
     const key = this.keys.record(family, id);
     const lifetime = RECORD_LIFETIME_SECONDS[family];
+    let raw: string | null | undefined = this.known.get(key);
     for (let attempt = 0; attempt < 10; attempt++) {
-      const raw = await this.redis.get(key);
-      if (!raw) return null;
+      raw ??= await this.redis.get(key);
+      if (!raw) {
+        this.known.delete(key);
+        return null;
+      }
       const current = JSON.parse(raw) as RequestRecord<I, R>;
       const wasEnded = hasEnded(current.status);
       const next = mutate(current);
@@ -187,9 +220,22 @@ export class RequestRecordStore {
       // attempts, a re-run finding the outcome recorded) keep the expiry it already has.
       const ttl = lifetime.afterCompletion && hasEnded(next.status) && !wasEnded ? lifetime.afterCompletion : 0;
       const cas = (this.redis as unknown as { gleanerRecordCas: RecordCasCommand }).gleanerRecordCas;
-      if ((await cas.call(this.redis, key, createHash('sha1').update(raw).digest('hex'), JSON.stringify(next), ttl)) === 1) return next;
+      const written = JSON.stringify(next);
+      if ((await cas.call(this.redis, key, createHash('sha1').update(raw).digest('hex'), written, ttl)) === 1) {
+        this.remember(key, written);
+        return next;
+      }
+      raw = null; // changed meanwhile, or what was known is stale: read it
     }
+    this.known.delete(key);
     throw new Error(`request record ${id} is being updated concurrently`);
+  }
+
+  private remember(key: string, raw: string): void {
+    this.known.delete(key); // re-inserted last: the map's order is the order of use
+    if (raw.length > KNOWN_RECORD_MAX_CHARS) return;
+    this.known.set(key, raw);
+    if (this.known.size > KNOWN_RECORDS_MAX) this.known.delete(this.known.keys().next().value!);
   }
 
   markProcessing(family: Family, id: string) {
@@ -220,6 +266,8 @@ export class RequestRecordStore {
   }
 
   async delete(family: Family, id: string): Promise<void> {
-    await this.redis.del(this.keys.record(family, id));
+    const key = this.keys.record(family, id);
+    this.known.delete(key);
+    await this.redis.del(key);
   }
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { newRequestId } from '@gleaner/platform';
 import { createStores, RenderedRecords, WindowBudget, type Stores } from '../src/index.js';
@@ -121,6 +121,38 @@ describe('request record updates', () => {
     );
     const record = await stores.records.get('parse', id);
     expect(record?.input).toEqual({ writer0: 0, writer1: 1, writer2: 2, writer3: 3, writer4: 4, writer5: 5 });
+  });
+
+  it("writes a record it has just read or written without reading it again, and still sees another process's change", async () => {
+    const worker = new Redis(TEST_REDIS_URL);
+    const workerStores = createStores(worker, prefix, 'test-secret-0123456789abcdef');
+    const other = new Redis(TEST_REDIS_URL);
+    const otherProcess = createStores(other, prefix, 'test-secret-0123456789abcdef');
+    const reads = jest.spyOn(worker, 'get');
+    try {
+      const id = newRequestId();
+      await stores.records.create({ id, family: 'parse', accountId: 'acc-known', input: {} });
+      // What a worker does with its job's record: read it once, then write it three times.
+      expect((await workerStores.records.readForUpdate('parse', id))?.status).toBe('received');
+      await workerStores.records.markProcessing('parse', id);
+      await workerStores.records.setProgress('parse', id, 1, 2);
+      expect(reads).toHaveBeenCalledTimes(1);
+      // Another process writes the record: the value this store knows is stale now. Its next
+      // update fails its compare-and-set, reads the record and keeps the other writer's change.
+      await otherProcess.records.setDetectedType('parse', id, 'pdf');
+      const done = await workerStores.records.complete('parse', id, { text: 'ok' });
+      expect(reads).toHaveBeenCalledTimes(2);
+      expect(done).toMatchObject({ status: 'completed', detectedType: 'pdf', progress: { pagesDone: 1, pagesTotal: 2 }, result: { text: 'ok' } });
+      expect(await stores.records.get('parse', id)).toEqual(done);
+      // A record that expired (deleted here) while known is not written back.
+      await stores.records.delete('parse', id);
+      expect(await workerStores.records.setProgress('parse', id, 2, 2)).toBeNull();
+      expect(await redis.exists(`${prefix}:rec:parse:${id}`)).toBe(0);
+    } finally {
+      reads.mockRestore();
+      worker.disconnect();
+      other.disconnect();
+    }
   });
 
   it('keeps the expiry on updates and shortens it to 15 hours when a scrape ends', async () => {

@@ -33,7 +33,7 @@ export async function runRecordedJob<R extends object>(
   afterComplete?: (record: RequestRecord) => Promise<void>,
 ): Promise<{ status: 'completed' | 'failed' }> {
   const log = ctx.logger.child({ requestId, jobId: job.id, family, attempt: job.attemptsMade + 1 });
-  const started = await ctx.records.markProcessing(family, requestId);
+  const started = await ctx.records.readForUpdate(family, requestId);
   if (!started) {
     // The record expired or was never written: there is nobody to answer.
     log.warn('request record missing, dropping job');
@@ -50,10 +50,15 @@ export async function runRecordedJob<R extends object>(
     if (started.status === 'failed') throw new UnrecoverableError(`${started.error?.code}: ${started.error?.message}`);
     return { status: 'completed' };
   }
+  // `processing` is written while the work starts (one round trip, the record having just been
+  // read): a waiting caller's round trip does not include it. Later writes wait for it.
+  const marked = ctx.records.markProcessing(family, requestId);
+  marked.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
   let outcome: Awaited<ReturnType<typeof work>>;
   try {
     outcome = await work();
   } catch (err) {
+    await marked;
     const failure = err instanceof JobFailure ? err : null;
     const retryable = failure ? failure.retryable : !(err instanceof UnrecoverableError);
     if (retryable && !isLastAttempt(job)) {
@@ -76,6 +81,7 @@ export async function runRecordedJob<R extends object>(
   // caller waiting on the 20 s window sees.
   const subscriptions = ctx.subscriptions.forFamily(started.accountId, family);
   subscriptions.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+  await marked;
   const record = await ctx.records.complete(family, requestId, outcome.result, outcome.extra);
   log.info('request completed');
   if (record) {

@@ -19,11 +19,13 @@ export interface RunningGateway {
 export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway', config.LOG_LEVEL)): Promise<RunningGateway> {
   const redis = createRedis(config.REDIS_URL, 'producer', 'gateway');
   const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
+  // Jobs are added on the stores' connection: a request's record is written on it just before its
+  // job, and one connection keeps that order (see submitAndWait).
   const producers = {
-    scrape: new QueueProducer(scrapeQueue, connection),
-    scrapeV1: new QueueProducer(scrapeV1Queue, connection),
-    parse: new QueueProducer(parseQueue, connection),
-    bot: new QueueProducer(botQueue, connection),
+    scrape: new QueueProducer(scrapeQueue, connection, redis),
+    scrapeV1: new QueueProducer(scrapeV1Queue, connection, redis),
+    parse: new QueueProducer(parseQueue, connection, redis),
+    bot: new QueueProducer(botQueue, connection, redis),
   };
   const deps: GatewayDeps = { config, logger, redis, stores: createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET), producers };
 
