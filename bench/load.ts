@@ -5,7 +5,9 @@
  *   (b) cached scrapes   POST /web-scrapper/ {url, use_cache: true}, through the gateway process
  *   (c) bare express 5   GET of the same status body (same size), kept in memory, res.json() per
  *                        request, no middleware: the ceiling for a Node HTTP + JSON answer here
- *       Same connections and duration for each: requests/s, p50/p99, gateway/bare (target >= 0.5x).
+ *       Same connections and duration for each, in rounds (c, a, b, c, a, b, ...) so that load
+ *       changes on the machine weigh on all three: requests/s, p50/p99, and the median over the
+ *       rounds of gateway/bare within a round (target >= 0.5x).
  *   (d) queue round trip of the 20 s window, N sequential trips, the two sides interleaved so both
  *       see the same machine load: through the gateway (HTTP POST → 200) vs raw BullMQ (`queue.add`
  *       + `job.waitUntilFinished(queueEvents)`), both with a trivial processor in this process on
@@ -16,7 +18,7 @@
  * are local) and a rate limit high enough never to answer 429. Its own Redis key prefix, deleted at
  * the end (BENCH_REDIS_URL, default redis://127.0.0.1:6379/11).
  * Run: node --import tsx bench/load.ts
- *   env: BENCH_CONNECTIONS (10), BENCH_DURATION_S (10), BENCH_ROUNDTRIPS (200), BENCH_REDIS_URL
+ *   env: BENCH_CONNECTIONS (10), BENCH_DURATION_S (5, per round), BENCH_ROUNDS (3), BENCH_ROUNDTRIPS (200), BENCH_REDIS_URL
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -53,18 +55,29 @@ interface LoadFigures {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU time the serving process spent per answered request, in µs. */
+  cpuUs: number;
 }
 
-async function load(name: string, opts: autocannon.Options, durationS: number, connections: number): Promise<LoadFigures> {
-  await autocannon({ ...opts, connections, duration: 2 }); // warm-up: JIT, connection pools, Redis scripts
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; jiffies of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function load(name: string, opts: autocannon.Options, durationS: number, connections: number, warmUp: boolean, serverPid: number): Promise<LoadFigures> {
+  if (warmUp) await autocannon({ ...opts, connections, duration: 2 }); // JIT, connection pools, Redis scripts
+  const cpuBefore = cpuMsOf(serverPid);
   const r = await autocannon({ ...opts, connections, duration: durationS });
-  return { name, rps: r['2xx'] / r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  const cpuUs = ((cpuMsOf(serverPid) - cpuBefore) * 1000) / Math.max(1, r['2xx']);
+  return { name, rps: r['2xx'] / r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, cpuUs };
 }
 
 async function main(): Promise<void> {
   const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/11';
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
-  const durationS = Number(process.env.BENCH_DURATION_S ?? 10);
+  const durationS = Number(process.env.BENCH_DURATION_S ?? 5);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const roundTrips = Number(process.env.BENCH_ROUNDTRIPS ?? 200);
   const prefix = `bench-load-${randomBytes(4).toString('hex')}`;
   const env = {
@@ -145,10 +158,31 @@ async function main(): Promise<void> {
     const barePort = Number(/bare listening on (\d+)/.exec(await bare.waitFor(/bare listening on \d+/))![1]);
 
     // (a) (b) (c)
-    const figures: LoadFigures[] = [];
-    figures.push(await load('(c) bare express 5, same JSON from memory', { url: `http://127.0.0.1:${barePort}/json` }, durationS, connections));
-    figures.push(await load('(a) gateway status read', { url: `${gateway.url}${statusPath}`, headers: { 'x-api-key': apiKey } }, durationS, connections));
-    figures.push(await load('(b) gateway cached scrape', { url: `${gateway.url}/web-scrapper/`, method: 'POST', headers, body: cachedBody }, durationS, connections));
+    // In rounds (bare, status, cached; again), so that a change in the machine's load during the
+    // run weighs on every side alike; each ratio is taken within a round, the median one printed.
+    const gatewayPid = gateway.process.child.pid!;
+    const targets: Array<[string, autocannon.Options, number]> = [
+      ['(c) bare express 5, same JSON from memory', { url: `http://127.0.0.1:${barePort}/json` }, bare.child.pid!],
+      ['(a) gateway status read', { url: `${gateway.url}${statusPath}`, headers: { 'x-api-key': apiKey } }, gatewayPid],
+      ['(b) gateway cached scrape', { url: `${gateway.url}/web-scrapper/`, method: 'POST', headers, body: cachedBody }, gatewayPid],
+    ];
+    const perRound: LoadFigures[][] = [];
+    for (let round = 0; round < rounds; round++) {
+      const figs: LoadFigures[] = [];
+      for (const [name, opts, pid] of targets) figs.push(await load(name, opts, durationS, connections, round === 0, pid));
+      perRound.push(figs);
+    }
+    const median = (values: number[]) => quantile(values, 0.5);
+    const figures: LoadFigures[] = targets.map(([name], i) => ({
+      name,
+      rps: median(perRound.map((figs) => figs[i].rps)),
+      p50: median(perRound.map((figs) => figs[i].p50)),
+      p99: median(perRound.map((figs) => figs[i].p99)),
+      non2xx: perRound.reduce((n, figs) => n + figs[i].non2xx, 0),
+      errors: perRound.reduce((n, figs) => n + figs[i].errors, 0),
+      cpuUs: median(perRound.map((figs) => figs[i].cpuUs)),
+    }));
+    const ratios = targets.map((_, i) => perRound.map((figs) => figs[i].rps / figs[0].rps));
 
     // (d) the trivial processor behind the gateway runs the product's record lifecycle
     // (runRecordedJob: record → processing, record → completed, webhook lookup), as real workers do.
@@ -194,13 +228,19 @@ async function main(): Promise<void> {
     const [bareFig] = figures;
     console.log(`Gleaner gateway load bench — ${os.cpus().length} CPUs, load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}, node ${process.version}`);
     console.log(`bodies: status ${statusText.length} B, cached scrape ${JSON.stringify(cached.body).length} B, bare ${statusText.length} B`);
-    console.log(`\nautocannon: ${connections} connections, ${durationS} s each (after a 2 s warm-up)`);
-    console.log(`${'target'.padEnd(44)} ${'req/s'.padStart(9)} ${'p50'.padStart(10)} ${'p99'.padStart(10)}  vs bare  non-2xx errors`);
-    for (const f of figures) {
-      const ratio = f === bareFig ? '      —' : `${(f.rps / bareFig.rps).toFixed(2)}x`.padStart(7);
-      console.log(`${f.name.padEnd(44)} ${f.rps.toFixed(0).padStart(9)} ${ms(f.p50)} ${ms(f.p99)}  ${ratio}  ${String(f.non2xx).padStart(7)} ${String(f.errors).padStart(6)}`);
-    }
-    for (const f of figures.slice(1)) console.log(`${verdict(f.rps / bareFig.rps >= 0.5)} ${f.name}: ${(f.rps / bareFig.rps).toFixed(2)}x bare express (target >= 0.5x)`);
+    console.log(`\nautocannon: ${connections} connections, ${rounds} rounds of ${durationS} s per target (after a 2 s warm-up); medians over the rounds`);
+    console.log(`${'target'.padEnd(44)} ${'req/s'.padStart(9)} ${'p50'.padStart(10)} ${'p99'.padStart(10)}  vs bare  non-2xx errors  server CPU/req`);
+    figures.forEach((f, i) => {
+      const ratio = f === bareFig ? '      —' : `${median(ratios[i]).toFixed(2)}x`.padStart(7);
+      console.log(`${f.name.padEnd(44)} ${f.rps.toFixed(0).padStart(9)} ${ms(f.p50)} ${ms(f.p99)}  ${ratio}  ${String(f.non2xx).padStart(7)} ${String(f.errors).padStart(6)}  ${f.cpuUs.toFixed(0).padStart(8)} µs`);
+    });
+    console.log('  (server CPU/req: user + system time of the serving process per answered request; steadier than');
+    console.log('   req/s when the host is noisy, and the three sides share 2 cores with autocannon and Redis)');
+    figures.forEach((f, i) => {
+      if (i === 0) return;
+      const each = ratios[i].map((r) => r.toFixed(2)).join(', ');
+      console.log(`${verdict(median(ratios[i]) >= 0.5)} ${f.name}: ${median(ratios[i]).toFixed(2)}x bare express (rounds: ${each}; target >= 0.5x)`);
+    });
 
     const gMed = quantile(viaGateway, 0.5);
     const rMed = quantile(viaBullmq, 0.5);

@@ -134,6 +134,12 @@ describe('cache', () => {
     expect((await scrape(alice, { use_cache: true, ...junk })).body.error).toMatch(/^E001: 'url' is required/);
     expect((await scrape(alice, { url: 7, use_cache: true })).body.error).toMatch(/^E001: 'url' must be a string/);
     expect((await scrape(alice, { url: 'not a url', use_cache: true })).body.error).toMatch(/^E003: /);
+    // A lookup fetches nothing, so its host is not resolved: one that does not resolve is a miss,
+    // where a scrape of it is refused as unresolvable.
+    const nowhere = 'http://no-such-host.invalid/page';
+    expect((await scrape(alice, { url: nowhere })).body.error).toBe('E003: the host of url could not be resolved');
+    const lookup = await scrape(alice, { url: nowhere, use_cache: true });
+    expect([lookup.status, lookup.body]).toEqual([404, { error: 'E002: No cached result for this URL' }]);
     expect((await scrape(alice, { url, use_cache: 'true', output_type: 5 })).body.error).toMatch(/^E001: /);
   });
 });

@@ -27,23 +27,28 @@ export function webhookProblemMessage(field: string, problem: UrlProblem): strin
   }
 }
 
+/** An absolute http(s) URL of sane length, parsed; null for anything else. No DNS. */
+export function parseHttpUrl(url: unknown): URL | null {
+  if (typeof url !== 'string' || url.length === 0 || url.length > 4096) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Submit-time check of a target or webhook URL: scheme, DNS resolution to public addresses only
  * (unless private networks are allowed), https for webhooks. The workers check again at
  * connection time for every hop, which is what actually stops DNS rebinding.
  */
 export async function checkUrl(url: unknown, opts: { allowPrivateNetworks: boolean; requireHttps: boolean }): Promise<UrlProblem | null> {
-  if (typeof url !== 'string' || url.length === 0 || url.length > 4096) return 'invalid';
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'invalid';
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'invalid';
+  const parsed = parseHttpUrl(url);
+  if (!parsed) return 'invalid';
   if (opts.requireHttps && parsed.protocol !== 'https:' && !opts.allowPrivateNetworks) return 'not_https';
   try {
-    await assertPublicUrl(url, { allowPrivateNetworks: opts.allowPrivateNetworks, requireHttps: opts.requireHttps && !opts.allowPrivateNetworks });
+    await assertPublicUrl(parsed.href, { allowPrivateNetworks: opts.allowPrivateNetworks, requireHttps: opts.requireHttps && !opts.allowPrivateNetworks });
     return null;
   } catch (err) {
     if (err instanceof FetchError) return err.kind === 'blocked_address' ? 'not_public' : err.kind === 'dns' ? 'unresolvable' : 'invalid';

@@ -10,7 +10,7 @@ import { requireApiKey } from '../middleware/auth.js';
 import { accountIdOf, setRequestId } from '../middleware/context.js';
 import { jsonObjectBody } from '../middleware/json-body.js';
 import { submitAndWait } from '../submit.js';
-import { checkUrl, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
+import { checkUrl, parseHttpUrl, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
 import { RenderedRecords } from '@gleaner/store';
 
@@ -69,11 +69,11 @@ export function webScraperRouter(deps: GatewayDeps): Router {
     router.post('/', async (req, res) => {
       const accountId = accountIdOf(res);
       const body = validateShape(req.body);
-      const urlProblem = await checkUrl(body.url, { allowPrivateNetworks: allowPrivate, requireHttps: false });
-      if (urlProblem) throw new ApiError('E003', URL_PROBLEM_MESSAGES[urlProblem]);
-
       if (body.use_cache === true) {
-        // SPEC: with use_cache every other field is ignored.
+        // SPEC: with use_cache every other field is ignored. Nothing is fetched, so the URL is
+        // only a key: checked for form, not resolved (a DNS lookup per cache hit, and a hit
+        // refused while DNS is down, would be cost without purpose).
+        if (!parseHttpUrl(body.url)) throw new ApiError('E003', URL_PROBLEM_MESSAGES.invalid);
         const cached = await stores.cache.get(accountId, body.url);
         if (!cached) throw new ApiError('E002', 'No cached result for this URL', { status: 404 });
         setRequestId(res, cached.requestId);
@@ -81,6 +81,8 @@ export function webScraperRouter(deps: GatewayDeps): Router {
         return;
       }
 
+      const urlProblem = await checkUrl(body.url, { allowPrivateNetworks: allowPrivate, requireHttps: false });
+      if (urlProblem) throw new ApiError('E003', URL_PROBLEM_MESSAGES[urlProblem]);
       const outputType = body.output_type ?? 'plaintext';
       if (outputType !== 'plaintext' && outputType !== 'markdown') throw new ApiError('E009', "output_type must be 'plaintext' or 'markdown'");
       const useLlm = body.use_llm === true;
