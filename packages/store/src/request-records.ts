@@ -133,11 +133,9 @@ export class RequestRecordStore {
     const now = unixNow();
     const full = { status: 'received', createdAt: now, updatedAt: now, ...record } as RequestRecord<I, R>;
     const ttl = RECORD_LIFETIME_SECONDS[record.family].fromCreation;
-    const key = this.keys.record(record.family, record.id);
-    const raw = JSON.stringify(full);
-    const ok = await this.redis.set(key, raw, 'EX', ttl, 'NX');
+    // Not remembered: the gateway creates records and a worker, elsewhere, updates them.
+    const ok = await this.redis.set(this.keys.record(record.family, record.id), JSON.stringify(full), 'EX', ttl, 'NX');
     if (ok !== 'OK') throw new Error(`request record ${record.id} already exists`);
-    this.remember(key, raw);
     return full;
   }
 
