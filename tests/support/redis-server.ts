@@ -45,8 +45,13 @@ export class DisposableRedis {
     return `redis://127.0.0.1:${this.port}/0`;
   }
 
+  /**
+   * AOF with `appendfsync always`: with `everysec`, Redis may put off writing its AOF buffer for up
+   * to 2 s while a previous fsync is slow (a loaded CI machine), so an acknowledged write could be
+   * lost to the SIGKILL these tests use, whatever the product does (seen once in CI).
+   */
   async resume(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', this.dir], { stdio: 'ignore' });
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.dir], { stdio: 'ignore' });
     for (let i = 0; i < 100; i++) {
       if (await answersPing(this.port)) return;
       await new Promise((r) => setTimeout(r, 50));
