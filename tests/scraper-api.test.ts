@@ -134,6 +134,7 @@ describe('cache', () => {
     expect((await scrape(alice, { use_cache: true, ...junk })).body.error).toMatch(/^E001: 'url' is required/);
     expect((await scrape(alice, { url: 7, use_cache: true })).body.error).toMatch(/^E001: 'url' must be a string/);
     expect((await scrape(alice, { url: 'not a url', use_cache: true })).body.error).toMatch(/^E003: /);
+    expect((await scrape(alice, { url: 'http://user:secret@example.com/', use_cache: true })).body.error).toMatch(/^E003: /);
     // A lookup fetches nothing, so its host is not resolved: one that does not resolve is a miss,
     // where a scrape of it is refused as unresolvable.
     const nowhere = 'http://no-such-host.invalid/page';

@@ -78,7 +78,7 @@ export class ThreadPool {
   private readonly queue: PendingTask[] = [];
   private nextId = 1;
   private closed = false;
-  private loadWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+  private readonly loadWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
 
   constructor(private readonly options: ThreadPoolOptions) {
     const size = options.size ?? Math.max(1, os.availableParallelism());
@@ -125,6 +125,7 @@ export class ThreadPool {
   async close(): Promise<void> {
     this.closed = true;
     for (const task of this.queue.splice(0)) task.reject(new Error('thread pool is closed'));
+    for (const waiter of this.loadWaiters.splice(0)) waiter.reject(new Error('thread pool is closed'));
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 

@@ -82,6 +82,11 @@ it('tells when every thread has loaded, so a service takes jobs only once it can
   } finally {
     await slow.close();
   }
+  // Closed while its threads still load (a service stopped during its boot): the wait ends.
+  const closing = new ThreadPool({ entry: new URL('./fixtures/slow-start-thread.ts', import.meta.url), size: 1 });
+  const ended = expect(closing.whenLoaded()).rejects.toThrow('thread pool is closed');
+  await closing.close();
+  await ended;
 });
 
 it('fails a task with the error of a thread whose entry cannot load, rather than waiting for it', async () => {

@@ -1,4 +1,4 @@
-import { assertPublicUrl, FetchError } from '@gleaner/safe-fetch';
+import { assertPublicUrl, FetchError, parseHttpUrl } from '@gleaner/safe-fetch';
 
 export type UrlProblem = 'invalid' | 'unresolvable' | 'not_public' | 'not_https';
 
@@ -27,14 +27,18 @@ export function webhookProblemMessage(field: string, problem: UrlProblem): strin
   }
 }
 
-/** An absolute http(s) URL of sane length, parsed; null for anything else. No DNS. */
-export function parseHttpUrl(url: unknown): URL | null {
+/**
+ * A URL's form alone, no DNS: an absolute http(s) URL of sane length without credentials
+ * (safe-fetch's rules, which checkUrl applies too, credentials after its https check); parsed, or
+ * null for anything else.
+ */
+export function httpUrlOrNull(url: unknown): URL | null {
   if (typeof url !== 'string' || url.length === 0 || url.length > 4096) return null;
   try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed : null;
-  } catch {
-    return null;
+    return parseHttpUrl(url);
+  } catch (err) {
+    if (err instanceof FetchError) return null;
+    throw err;
   }
 }
 
@@ -44,11 +48,17 @@ export function parseHttpUrl(url: unknown): URL | null {
  * connection time for every hop, which is what actually stops DNS rebinding.
  */
 export async function checkUrl(url: unknown, opts: { allowPrivateNetworks: boolean; requireHttps: boolean }): Promise<UrlProblem | null> {
-  const parsed = parseHttpUrl(url);
-  if (!parsed) return 'invalid';
+  if (typeof url !== 'string' || url.length === 0 || url.length > 4096) return 'invalid';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'invalid';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'invalid';
   if (opts.requireHttps && parsed.protocol !== 'https:' && !opts.allowPrivateNetworks) return 'not_https';
   try {
-    await assertPublicUrl(parsed.href, { allowPrivateNetworks: opts.allowPrivateNetworks, requireHttps: opts.requireHttps && !opts.allowPrivateNetworks });
+    await assertPublicUrl(url, { allowPrivateNetworks: opts.allowPrivateNetworks, requireHttps: opts.requireHttps && !opts.allowPrivateNetworks });
     return null;
   } catch (err) {
     if (err instanceof FetchError) return err.kind === 'blocked_address' ? 'not_public' : err.kind === 'dns' ? 'unresolvable' : 'invalid';

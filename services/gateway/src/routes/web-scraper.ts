@@ -10,7 +10,7 @@ import { requireApiKey } from '../middleware/auth.js';
 import { accountIdOf, setRequestId } from '../middleware/context.js';
 import { jsonObjectBody } from '../middleware/json-body.js';
 import { submitAndWait } from '../submit.js';
-import { checkUrl, parseHttpUrl, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
+import { checkUrl, httpUrlOrNull, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
 import { RenderedRecords } from '@gleaner/store';
 
@@ -73,7 +73,7 @@ export function webScraperRouter(deps: GatewayDeps): Router {
         // SPEC: with use_cache every other field is ignored. Nothing is fetched, so the URL is
         // only a key: checked for form, not resolved (a DNS lookup per cache hit, and a hit
         // refused while DNS is down, would be cost without purpose).
-        if (!parseHttpUrl(body.url)) throw new ApiError('E003', URL_PROBLEM_MESSAGES.invalid);
+        if (!httpUrlOrNull(body.url)) throw new ApiError('E003', URL_PROBLEM_MESSAGES.invalid);
         const cached = await stores.cache.get(accountId, body.url);
         if (!cached) throw new ApiError('E002', 'No cached result for this URL', { status: 404 });
         setRequestId(res, cached.requestId);
