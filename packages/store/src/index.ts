@@ -1,6 +1,7 @@
 export * from './keyspace.js';
 export * from './time.js';
 export * from './request-records.js';
+export * from './record-endings.js';
 export * from './rendered-records.js';
 export * from './result-cache.js';
 export * from './sealing.js';

@@ -17,4 +17,6 @@ export class Keyspace {
   usage(accountId: string) { return `${this.prefix}:usage:${accountId}`; }
   rateWindow(subject: string, window: number) { return `${this.prefix}:rl:${subject}:${window}`; }
   subscriptions(accountId: string) { return `${this.prefix}:subscriptions:${accountId}`; }
+  /** A pub/sub channel, not a key: request records that end are announced on it (RecordEndings). */
+  recordEndings() { return `${this.prefix}:record-endings`; }
 }

@@ -71,8 +71,13 @@ export const RECORD_LIFETIME_SECONDS: Record<Family, { fromCreation: number; aft
   parse: { fromCreation: 7 * 24 * 3600 },
 };
 
-function hasEnded(status: RecordStatus): boolean {
+export function hasEnded(status: RecordStatus): boolean {
   return status === 'completed' || status === 'failed';
+}
+
+/** A worker reporting on its job says it is at work, even before its `processing` mark is sent. */
+function startedStatus(status: RecordStatus): RecordStatus {
+  return status === 'received' ? 'processing' : status;
 }
 
 export type RecordLookup<I, R> =
@@ -81,7 +86,10 @@ export type RecordLookup<I, R> =
 
 /**
  * KEYS[1] record; ARGV[1] SHA-1 of the value the writer read, ARGV[2] new value, ARGV[3] seconds
- * to live from now, or 0 to keep the current expiry. 1 when written, 0 when the record changed.
+ * to live from now, or 0 to keep the current expiry; ARGV[4] a channel to publish ARGV[5] on once
+ * written, or '' (a record that ends is announced by the very script that ends it, so no listener
+ * hears of an end that did not happen, nor misses one that did while it was subscribed).
+ * 1 when written, 0 when the record changed.
  */
 const RECORD_CAS_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
@@ -91,9 +99,22 @@ if tonumber(ARGV[3]) > 0 then
 else
   redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 end
+if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
 return 1
 `;
-type RecordCasCommand = (key: string, readSha1: string, value: string, ttlSeconds: number) => Promise<number>;
+type RecordCasCommand = (key: string, readSha1: string, value: string, ttlSeconds: number, channel: string, message: string) => Promise<number>;
+
+/**
+ * Records up to this size travel whole in their end notice (see RecordEndings), so the waiting
+ * gateway answers without reading them back; larger ones are announced by id and read. Every
+ * gateway receives every notice, so big results are not copied to each.
+ */
+export const ENDED_NOTICE_MAX_CHARS = 65_536;
+
+/** The end notice of a record: `family id` on the first line, then the stored record when small. */
+export function endedNotice(family: Family, id: string, stored: string): string {
+  return stored.length <= ENDED_NOTICE_MAX_CHARS ? `${family} ${id}\n${stored}` : `${family} ${id}`;
+}
 
 /** What `lookup` says of `record` (null: nothing stored under the id). */
 function lookupIn<I, R>(family: Family, id: string, accountId: string, record: RequestRecord<I, R> | null): RecordLookup<I, R> {
@@ -216,10 +237,12 @@ export class RequestRecordStore {
       next.updatedAt = unixNow();
       // The after-completion lifetime starts once, when the record ends; later writes (webhook
       // attempts, a re-run finding the outcome recorded) keep the expiry it already has.
-      const ttl = lifetime.afterCompletion && hasEnded(next.status) && !wasEnded ? lifetime.afterCompletion : 0;
+      const ends = hasEnded(next.status) && !wasEnded;
+      const ttl = lifetime.afterCompletion && ends ? lifetime.afterCompletion : 0;
       const cas = (this.redis as unknown as { gleanerRecordCas: RecordCasCommand }).gleanerRecordCas;
       const written = JSON.stringify(next);
-      if ((await cas.call(this.redis, key, createHash('sha1').update(raw).digest('hex'), written, ttl)) === 1) {
+      const [channel, notice] = ends ? [this.keys.recordEndings(), endedNotice(family, id, written)] : ['', ''];
+      if ((await cas.call(this.redis, key, createHash('sha1').update(raw).digest('hex'), written, ttl, channel, notice)) === 1) {
         this.remember(key, written);
         return next;
       }
@@ -237,7 +260,7 @@ export class RequestRecordStore {
   }
 
   markProcessing(family: Family, id: string) {
-    return this.update(family, id, (r) => (r.status === 'completed' || r.status === 'failed' ? r : { ...r, status: 'processing' }));
+    return this.update(family, id, (r) => (hasEnded(r.status) ? r : { ...r, status: 'processing' }));
   }
 
   complete(family: Family, id: string, result: object, extra: Pick<Partial<RequestRecord>, 'usage' | 'progress'> = {}) {
@@ -249,11 +272,11 @@ export class RequestRecordStore {
   }
 
   setProgress(family: Family, id: string, pagesDone: number, pagesTotal: number) {
-    return this.update(family, id, (r) => ({ ...r, progress: { pagesDone, pagesTotal } }));
+    return this.update(family, id, (r) => ({ ...r, status: startedStatus(r.status), progress: { pagesDone, pagesTotal } }));
   }
 
   setDetectedType(family: Family, id: string, detectedType: string) {
-    return this.update(family, id, (r) => ({ ...r, detectedType }));
+    return this.update(family, id, (r) => ({ ...r, status: startedStatus(r.status), detectedType }));
   }
 
   /** Counts a status read (v1 allows 3 per id); the counter lives as long as the record. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { newRequestId } from '@gleaner/platform';
-import { createStores, RenderedRecords, WindowBudget, type Stores } from '../src/index.js';
+import { createStores, ENDED_NOTICE_MAX_CHARS, RecordEndings, RenderedRecords, WindowBudget, type Stores } from '../src/index.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from '../../../tests/support/redis.js';
 
 const prefix = testPrefix('store');
@@ -186,6 +186,65 @@ describe('request record updates', () => {
       expect({ end, keptExpiry: left > 4 * 3600_000 - 60_000 && left <= 4 * 3600_000 }).toEqual({ end, keptExpiry: true });
       expect((await stores.records.get('scrape', id))?.webhook?.status).toBe('delivered');
     }
+  });
+});
+
+describe('record endings', () => {
+  let subscriber: Redis;
+  let endings: RecordEndings;
+  beforeAll(async () => {
+    subscriber = new Redis(TEST_REDIS_URL, { retryStrategy: () => 50 });
+    endings = new RecordEndings(subscriber, stores.records, prefix);
+    await endings.start();
+  });
+  afterAll(() => endings.close());
+
+  it('hands a waiter the record the moment it ends, whole when small and read back when large, and once only', async () => {
+    const notices: string[] = [];
+    const listener = new Redis(TEST_REDIS_URL);
+    await listener.subscribe(`${prefix}:record-endings`);
+    listener.on('message', (_channel: string, message: string) => notices.push(message));
+    const small = newRequestId();
+    const large = newRequestId();
+    for (const id of [small, large]) await stores.records.create({ id, family: 'scrape', accountId: 'acc-end', input: {} });
+    const waits = [endings.wait('scrape', small, 5_000), endings.wait('scrape', large, 5_000)];
+    await stores.records.markProcessing('scrape', small); // not an end: no notice
+    await stores.records.complete('scrape', small, { text: 'short' });
+    const bigText = 'x'.repeat(ENDED_NOTICE_MAX_CHARS + 10);
+    await stores.records.fail('scrape', large, { code: 'E008', message: bigText });
+    const [first, second] = await Promise.all(waits.map((w) => w.ended));
+    expect(first).toMatchObject({ id: small, status: 'completed', result: { text: 'short' } });
+    expect(second).toMatchObject({ id: large, status: 'failed', error: { code: 'E008', message: bigText } });
+    // Later writes to an ended record (webhook attempts) announce nothing.
+    await stores.records.update('scrape', small, (r) => ({ ...r, webhook: { url: 'https://example.com/', status: 'delivered', attempts: 1 } }));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(notices).toHaveLength(2);
+    const [head, stored] = notices[0].split('\n');
+    expect([head, JSON.parse(stored)]).toEqual([`scrape ${small}`, expect.objectContaining({ id: small, status: 'completed' })]);
+    expect(notices[1]).toBe(`scrape ${large}`);
+    listener.disconnect();
+  });
+
+  it('gives null when the window passes or the wait is cancelled', async () => {
+    const id = newRequestId();
+    await stores.records.create({ id, family: 'parse', accountId: 'acc-end', input: {} });
+    expect(await endings.wait('parse', id, 150).ended).toBeNull();
+    const cancelled = endings.wait('parse', id, 5_000);
+    cancelled.cancel();
+    expect(await cancelled.ended).toBeNull();
+  });
+
+  it('reads the waiting records after a reconnect: a notice sent while the subscriber was away is not lost', async () => {
+    const id = newRequestId();
+    await stores.records.create({ id, family: 'scrape', accountId: 'acc-end', input: {} });
+    const waiting = endings.wait('scrape', id, 10_000);
+    const reconnected = new Promise((resolve) => subscriber.once('ready', resolve));
+    subscriber.disconnect(true); // reconnects after retryStrategy's 50 ms
+    await stores.records.complete('scrape', id, { text: 'while away' });
+    await reconnected;
+    const started = Date.now();
+    expect(await waiting.ended).toMatchObject({ id, status: 'completed', result: { text: 'while away' } });
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 

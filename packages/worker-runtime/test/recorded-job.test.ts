@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { createLogger, newRequestId } from '@gleaner/platform';
 import type { QueueProducer, WebhookJob } from '@gleaner/queues';
 import { createStores, type Stores } from '@gleaner/store';
-import { runRecordedJob, type RecordedJobContext } from '../src/index.js';
+import { PROCESSING_MARK_DELAY_MS, runRecordedJob, type RecordedJobContext } from '../src/index.js';
 import { deleteKeysWithPrefix, testPrefix, TEST_REDIS_URL } from '../../../tests/support/redis.js';
 
 const prefix = testPrefix('recorded-job');
@@ -23,7 +23,7 @@ function flakyWebhooks(failures: number) {
   return { producer, added };
 }
 
-const job = (id: string, attemptsMade: number, attempts = 3) => ({ id, attemptsMade, opts: { attempts } }) as unknown as Job;
+const job = (id: string, attemptsMade: number, attempts = 3, stalledCounter = 0) => ({ id, attemptsMade, stalledCounter, opts: { attempts } }) as unknown as Job;
 
 function context(webhooks: QueueProducer<WebhookJob, unknown>): RecordedJobContext {
   return {
@@ -77,9 +77,48 @@ describe('runRecordedJob', () => {
       throw new Error('target reset the connection');
     };
     await expect(runRecordedJob('scrape', job(id, 0), id, context(producer), work)).rejects.toThrow('target reset the connection');
-    expect((await stores.records.get('scrape', id))?.status).toBe('processing');
+    // Failed within PROCESSING_MARK_DELAY_MS: never marked processing, and not failed while a retry is left.
+    expect((await stores.records.get('scrape', id))?.status).toBe('received');
     await expect(runRecordedJob('scrape', job(id, 2), id, context(producer), work)).rejects.toThrow('E008: target reset the connection');
     expect(await stores.records.get('scrape', id)).toMatchObject({ status: 'failed', error: { code: 'E008', message: 'target reset the connection' } });
     expect(added).toHaveLength(1);
+  });
+
+  it('says processing once a job has run a moment, and goes from received to its outcome when it is quicker', async () => {
+    const { producer } = flakyWebhooks(0);
+    const slow = await newRequest();
+    const statuses: string[] = [];
+    const slowWork = async () => {
+      await new Promise((r) => setTimeout(r, PROCESSING_MARK_DELAY_MS + 150));
+      statuses.push((await stores.records.get('scrape', slow))!.status);
+      return { result: { text: 'slow' } };
+    };
+    await runRecordedJob('scrape', job(slow, 0), slow, context(producer), slowWork);
+    expect(statuses).toEqual(['processing']);
+    expect((await stores.records.get('scrape', slow))?.status).toBe('completed');
+
+    const quick = await newRequest();
+    const seen: string[] = [];
+    const listener = new Redis(TEST_REDIS_URL);
+    await listener.subscribe(`${prefix}:record-endings`);
+    listener.on('message', (_c: string, notice: string) => seen.push(notice.split('\n')[0]));
+    await runRecordedJob('scrape', job(quick, 0), quick, context(producer), async () => ({ result: { text: 'quick' } }));
+    await new Promise((r) => setTimeout(r, PROCESSING_MARK_DELAY_MS + 50));
+    expect(await stores.records.get('scrape', quick)).toMatchObject({ status: 'completed', result: { text: 'quick' } });
+    expect(seen).toEqual([`scrape ${quick}`]);
+    listener.disconnect();
+  });
+
+  it('works on a first run while the record is read, but reads it first on a retry or after a stall', async () => {
+    const { producer } = flakyWebhooks(0);
+    let works = 0;
+    const work = async () => ({ result: { text: `run ${++works}` } });
+    const missing = newRequestId(); // no record: expired, or never written
+    await expect(runRecordedJob('scrape', job(missing, 0), missing, context(producer), work)).resolves.toEqual({ status: 'failed' });
+    expect(works).toBe(1);
+    await expect(runRecordedJob('scrape', job(missing, 1), missing, context(producer), work)).resolves.toEqual({ status: 'failed' });
+    await expect(runRecordedJob('scrape', job(missing, 0, 3, 1), missing, context(producer), work)).resolves.toEqual({ status: 'failed' });
+    expect(works).toBe(1);
+    expect(await stores.records.get('scrape', missing)).toBeNull();
   });
 });

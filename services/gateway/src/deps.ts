@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '@gleaner/platform';
 import type { BotJob, BotJobResult, ParseJob, QueueProducer, ScrapeJob, ScrapeV1Job } from '@gleaner/queues';
-import type { Stores } from '@gleaner/store';
+import type { RecordEndings, Stores } from '@gleaner/store';
 import type { GatewayConfig } from './config.js';
 
 /** Everything the gateway's routes use, built once in main and injected (tests build their own). */
@@ -10,6 +10,8 @@ export interface GatewayDeps {
   logger: Logger;
   redis: Redis;
   stores: Stores;
+  /** What the 20 s window waits on: the request's record ending. */
+  recordEndings: RecordEndings;
   producers: {
     scrape: QueueProducer<ScrapeJob, unknown>;
     scrapeV1: QueueProducer<ScrapeV1Job, unknown>;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { createLogger, createRedis, onMetricsScrape, QUEUE_DEPTH_STATES, queueDepth, shutdownInOrder, type Logger } from '@gleaner/platform';
 import { QueueProducer, botQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
-import { createStores } from '@gleaner/store';
+import { createStores, RecordEndings } from '@gleaner/store';
 import { createGatewayApp } from './app.js';
 import { answerRequestsExpressNeverSees } from './client-errors.js';
 import type { GatewayConfig } from './config.js';
@@ -27,7 +27,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     parse: new QueueProducer(parseQueue, connection, redis),
     bot: new QueueProducer(botQueue, connection, redis),
   };
-  const deps: GatewayDeps = { config, logger, redis, stores: createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET), producers };
+  const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
+  // Its own connection, reconnecting by itself: a subscribed client can send nothing else.
+  const recordEndings = new RecordEndings(createRedis(config.REDIS_URL, 'worker', 'gateway:record-endings'), stores.records, config.GLEANER_REDIS_PREFIX);
+  const deps: GatewayDeps = { config, logger, redis, stores, recordEndings, producers };
 
   // Queue depths are sampled from Redis when Prometheus scrapes, not kept in memory.
   const stopSampling = onMetricsScrape(async () => {
@@ -50,8 +53,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);
   });
-  // Open the queue-event connections before the first submit needs them.
-  await Promise.all(Object.values(producers).map((p) => p.ready().catch(() => undefined)));
+  // Listening before the first submit waits: the scrape and parse windows on record endings, the
+  // bot call on its queue's events.
+  await Promise.all([recordEndings.start(), producers.bot.ready()].map((p) => p.catch(() => undefined)));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const url = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`;
@@ -65,7 +69,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
         [
           { name: 'unready', run: () => { accepting = false; stopSampling(); } },
           { name: 'http', run: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeIdleConnections(); }) },
-          { name: 'queues', run: () => Promise.all(Object.values(producers).map((p) => p.close())) },
+          { name: 'queues', run: () => Promise.all([...Object.values(producers).map((p) => p.close()), recordEndings.close()]) },
           { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
         ],
         config.SHUTDOWN_DEADLINE_MS,

@@ -49,7 +49,7 @@ export function documentsRouter(deps: GatewayDeps): Router {
       setRequestId(res, requestId);
       const declaredType = type.toLowerCase();
       const payload: ParseJob = { requestId, accountId, url: body.url, declaredType, output: output as ParseJob['output'], ...(webhook ? { webhook } : {}) };
-      const record = (await submitAndWait(stores.records, stores.usage, {
+      const record = (await submitAndWait(stores.records, stores.usage, deps.recordEndings, {
         family: 'parse',
         requestId,
         accountId,

@@ -71,7 +71,7 @@ export function v1ScraperRouter(deps: GatewayDeps): Router {
         ...(useLlm ? { prompt: body.prompt } : {}),
         ...(body.webhook ? { webhook: body.webhook } : {}),
       };
-      const record = (await submitAndWait(stores.records, stores.usage, {
+      const record = (await submitAndWait(stores.records, stores.usage, deps.recordEndings, {
         family: 'scrape-v1',
         requestId,
         accountId,

@@ -111,7 +111,7 @@ export function webScraperRouter(deps: GatewayDeps): Router {
         ...(useLlm ? { prompt: body.prompt, llmKeyId, ...(body.schema ? { schema: body.schema } : {}) } : {}),
         ...(body.webhook ? { webhook: body.webhook } : {}),
       };
-      const record = (await submitAndWait(stores.records, stores.usage, {
+      const record = (await submitAndWait(stores.records, stores.usage, deps.recordEndings, {
         family: 'scrape',
         requestId,
         accountId,
