@@ -185,7 +185,7 @@ async function main(): Promise<void> {
     const ratios = targets.map((_, i) => perRound.map((figs) => figs[i].rps / figs[0].rps));
 
     // (d) the trivial processor behind the gateway runs the product's record lifecycle
-    // (runRecordedJob: record → processing, record → completed, webhook lookup), as real workers do.
+    // (runRecordedJob: record read, record → completed, webhook lookup), as real workers do.
     const logger = createLogger('bench', 'error');
     const connection = { redisUrl, prefix };
     const webhooks = new QueueProducer(webhookQueue, connection);
@@ -250,8 +250,8 @@ async function main(): Promise<void> {
     console.log(`${'    raw BullMQ: add + waitUntilFinished'.padEnd(44)} ${ms(rMed)} ${ms(quantile(viaBullmq, 0.99))}`);
     console.log(`${verdict(gMed / rMed <= 2)} overhead ratio gateway/raw: median ${(gMed / rMed).toFixed(2)}x, p99 ${(quantile(viaGateway, 0.99) / quantile(viaBullmq, 0.99)).toFixed(2)}x (target <= 2x, on the median)`);
     console.log('  gateway side: HTTP request/answer (node:http, keep-alive), API-key auth, shared rate limit, URL check, request record');
-    console.log('    written, job added, usage counted, wait on queue events, record read; processor = runRecordedJob');
-    console.log('    (record → processing → completed, webhook-subscription lookup) around a no-op');
+    console.log('    written, job added, usage counted, wait for the record-ending notice; processor = runRecordedJob');
+    console.log('    (record read, record → completed with its notice, webhook-subscription lookup) around a no-op');
     console.log('  raw side: queue.add, a worker running a no-op, job.waitUntilFinished(queueEvents); no HTTP, no record');
     console.log('  both: same Redis, same process for the worker, concurrency 1, same job retention');
     console.log(`\nfor information, real scraper-worker + tiny local page (fetch, extraction thread), ${realTrips.length} trips: median ${quantile(realTrips, 0.5).toFixed(1)} ms, p99 ${quantile(realTrips, 0.99).toFixed(1)} ms`);

@@ -16,16 +16,47 @@ const PDFJS_DIR = path.dirname(require.resolve('pdfjs-dist/package.json'));
 /** Same API as pdf.mjs, whose types are used. */
 const MINIFIED_BUILD: string = 'pdfjs-dist/legacy/build/pdf.min.mjs';
 let pdfjs: Promise<PdfJs> | null = null;
+const MINIFIED_WORKER: string = 'pdfjs-dist/legacy/build/pdf.worker.min.mjs';
+
+/**
+ * Built-ins that the legacy build's core-js polyfills replace although Node has them: they fail
+ * core-js's checks for proposals and edge cases pdf.js does not use (array-likes over 2^32
+ * elements, JSON.parse's source text, JSON.rawJSON), and the replacements are ordinary functions.
+ * The polyfilled Array.prototype.push alone was 3.6 times slower than the native one and took
+ * ~9 % of a text PDF's extraction, every push of the thread included. Restored once pdf.js and
+ * its worker side have loaded. (What core-js adds, such as Promise.withResolvers on Node 20,
+ * stays: pdf.js needs it.)
+ */
+const NATIVE_BUILT_INS: Array<[object, PropertyKey]> = [
+  [Array.prototype, 'push'],
+  [JSON, 'parse'],
+  [JSON, 'stringify'],
+  [Function.prototype, 'toString'],
+];
+
+async function importKeepingNativeBuiltIns<T>(load: () => Promise<T>): Promise<T> {
+  const natives = NATIVE_BUILT_INS.map(([owner, key]) => [owner, key, Object.getOwnPropertyDescriptor(owner, key)!] as const);
+  try {
+    return await load();
+  } finally {
+    for (const [owner, key, descriptor] of natives) Object.defineProperty(owner, key, descriptor);
+  }
+}
+
 /**
  * pdf.js is loaded on first use (the only module-level state). The legacy build is the one that
  * runs on Node 20 (the modern one needs Promise.withResolvers). Its minified files are used:
  * they carry no source maps, which Node would otherwise parse and keep. (tsx still attaches one
  * of its own to any ES module it loads: parse threads load packages past tsx, see platform's
- * vendor-modules-hooks.mjs.) In Node the "worker" runs on this thread, loaded from `workerSrc`.
+ * vendor-modules-hooks.mjs.) In Node the "worker" runs on this thread: its module is loaded here
+ * too (it registers itself as globalThis.pdfjsWorker, which pdf.js then uses), so that the
+ * built-ins both replace are restored once (see NATIVE_BUILT_INS).
  */
 export const loadPdfJs = (): Promise<PdfJs> =>
-  (pdfjs ??= (import(MINIFIED_BUILD) as Promise<PdfJs>).then((lib) => {
-    lib.GlobalWorkerOptions.workerSrc = pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.worker.min.mjs')).href;
+  (pdfjs ??= importKeepingNativeBuiltIns(async () => {
+    const lib = (await import(MINIFIED_BUILD)) as PdfJs;
+    await import(MINIFIED_WORKER);
+    lib.GlobalWorkerOptions.workerSrc = pathToFileURL(require.resolve(MINIFIED_WORKER)).href;
     return lib;
   }));
 
