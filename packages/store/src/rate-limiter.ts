@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { incrementWithExpiry } from './counter-scripts.js';
 import { Keyspace } from './keyspace.js';
 
 export interface RateDecision {
@@ -28,7 +29,7 @@ export class RateLimiter {
     const nowMs = Date.now();
     const window = Math.floor(nowMs / 1000 / this.windowSeconds);
     const key = this.keys.rateWindow(subject, window);
-    const [[, count]] = (await this.redis.multi().incr(key).expire(key, this.windowSeconds * 2).exec()) as [[null, number]];
+    const count = await incrementWithExpiry(this.redis, key, this.windowSeconds * 2);
     const resetSeconds = Math.max(1, Math.ceil((window + 1) * this.windowSeconds - nowMs / 1000));
     return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
   }

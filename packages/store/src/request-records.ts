@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { requestIdTime } from '@gleaner/platform';
+import { incrementWithExpiry } from './counter-scripts.js';
 import { Keyspace } from './keyspace.js';
 import type { RenderedRecords } from './rendered-records.js';
 import { unixNow } from './time.js';
@@ -282,8 +283,7 @@ export class RequestRecordStore {
   /** Counts a status read (v1 allows 3 per id); the counter lives as long as the record. */
   async countRead(family: Family, id: string): Promise<number> {
     const key = this.keys.recordReads(family, id);
-    const [[, count]] = (await this.redis.multi().incr(key).expire(key, RECORD_LIFETIME_SECONDS[family].fromCreation).exec()) as [[null, number]];
-    return count;
+    return incrementWithExpiry(this.redis, key, RECORD_LIFETIME_SECONDS[family].fromCreation);
   }
 
   async delete(family: Family, id: string): Promise<void> {

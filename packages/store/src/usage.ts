@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { incrementHashFields } from './counter-scripts.js';
 import { Keyspace } from './keyspace.js';
 import type { Family } from './request-records.js';
 
@@ -6,12 +7,6 @@ export interface AccountUsage {
   credits_used: number;
   requests: Record<Family, number>;
   llm_tokens: { input: number; output: number };
-}
-
-/** ioredis resolves EXEC with one [error, result] pair per command rather than rejecting: surface the first error. */
-function throwFirstError(results: Array<[Error | null, unknown]> | null): void {
-  const failed = results?.find(([err]) => err);
-  if (failed) throw failed[0];
 }
 
 /** Per-account counters: credits (v1 charges one per submit), requests by family, LLM tokens. */
@@ -25,14 +20,12 @@ export class UsageCounters {
     this.keys = new Keyspace(prefix);
   }
 
-  async countRequest(accountId: string, family: Family, credits = 0): Promise<void> {
-    const tx = this.redis.multi().hincrby(this.keys.usage(accountId), `requests:${family}`, 1);
-    if (credits) tx.hincrby(this.keys.usage(accountId), 'credits', credits);
-    throwFirstError(await tx.exec());
+  countRequest(accountId: string, family: Family, credits = 0): Promise<void> {
+    return incrementHashFields(this.redis, this.keys.usage(accountId), { [`requests:${family}`]: 1, ...(credits ? { credits } : {}) });
   }
 
-  async countTokens(accountId: string, input: number, output: number): Promise<void> {
-    throwFirstError(await this.redis.multi().hincrby(this.keys.usage(accountId), 'llm_input_tokens', input).hincrby(this.keys.usage(accountId), 'llm_output_tokens', output).exec());
+  countTokens(accountId: string, input: number, output: number): Promise<void> {
+    return incrementHashFields(this.redis, this.keys.usage(accountId), { llm_input_tokens: input, llm_output_tokens: output });
   }
 
   async read(accountId: string): Promise<AccountUsage> {
