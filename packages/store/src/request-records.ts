@@ -130,6 +130,14 @@ function lookupIn<I, R>(family: Family, id: string, accountId: string, record: R
   return { found: false, reason: 'unknown' };
 }
 
+export interface UpdateOptions {
+  /**
+   * Whether a write that ends the record announces it (default). A writer with more to store
+   * before a waiting caller may answer (the scrape's result cache) announces it itself, after.
+   */
+  announce?: boolean;
+}
+
 /**
  * Records this store last read or wrote, small ones only, as stored: an update starts from the
  * value it knows instead of reading it again, and the compare-and-set tells whether it still is
@@ -222,6 +230,7 @@ export class RequestRecordStore {
     family: Family,
     id: string,
     mutate: (record: RequestRecord<I, R>) => RequestRecord<I, R>,
+    { announce = true }: UpdateOptions = {},
   ): Promise<RequestRecord<I, R> | null> {
     const key = this.keys.record(family, id);
     const lifetime = RECORD_LIFETIME_SECONDS[family];
@@ -242,7 +251,7 @@ export class RequestRecordStore {
       const ttl = lifetime.afterCompletion && ends ? lifetime.afterCompletion : 0;
       const cas = (this.redis as unknown as { gleanerRecordCas: RecordCasCommand }).gleanerRecordCas;
       const written = JSON.stringify(next);
-      const [channel, notice] = ends ? [this.keys.recordEndings(), endedNotice(family, id, written)] : ['', ''];
+      const [channel, notice] = ends && announce ? [this.keys.recordEndings(), endedNotice(family, id, written)] : ['', ''];
       if ((await cas.call(this.redis, key, createHash('sha1').update(raw).digest('hex'), written, ttl, channel, notice)) === 1) {
         this.remember(key, written);
         return next;
@@ -264,8 +273,13 @@ export class RequestRecordStore {
     return this.update(family, id, (r) => (hasEnded(r.status) ? r : { ...r, status: 'processing' }));
   }
 
-  complete(family: Family, id: string, result: object, extra: Pick<Partial<RequestRecord>, 'usage' | 'progress'> = {}) {
-    return this.update(family, id, (r) => ({ ...r, ...extra, status: 'completed', result: result as Record<string, unknown>, error: undefined, completedAt: unixNow() }));
+  complete(family: Family, id: string, result: object, extra: Pick<Partial<RequestRecord>, 'usage' | 'progress'> = {}, options: UpdateOptions = {}) {
+    return this.update(family, id, (r) => ({ ...r, ...extra, status: 'completed', result: result as Record<string, unknown>, error: undefined, completedAt: unixNow() }), options);
+  }
+
+  /** Announces an ended record whose write was not announced (`announce: false`): see RecordEndings. */
+  async announceEnded(record: RequestRecord): Promise<void> {
+    await this.redis.publish(this.keys.recordEndings(), endedNotice(record.family, record.id, JSON.stringify(record)));
   }
 
   fail(family: Family, id: string, error: RecordError, extra: Pick<Partial<RequestRecord>, 'usage'> = {}) {

@@ -96,12 +96,18 @@ export async function runRecordedJob<R extends object>(
   if (early) return early;
   const subscriptions = ctx.subscriptions.forFamily(started!.accountId, family);
   subscriptions.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
-  const record = await ctx.records.complete(family, requestId, outcome.result, outcome.extra);
+  // With an after-completion step (the result cache), the end is announced once that is written:
+  // a caller answered in the 20 s window may look the cache up at once.
+  const record = await ctx.records.complete(family, requestId, outcome.result, outcome.extra, { announce: !afterComplete });
   log.info('request completed');
   if (record) {
-    // Secondary writes (the result cache) must not turn a delivered result into a failure.
-    const cached = afterComplete?.(record).catch((e) => log.warn('after-completion step failed', { error: (e as Error).message }));
-    await Promise.all([cached, enqueueWebhook(record, ctx, subscriptions)]);
+    // Secondary writes (the result cache) must not turn a delivered result into a failure; nor
+    // must a lost announcement (a waiting gateway reads the record when its window ends).
+    const cachedThenAnnounced = afterComplete?.(record)
+      .catch((e) => log.warn('after-completion step failed', { error: (e as Error).message }))
+      .then(() => ctx.records.announceEnded(record))
+      .catch((e) => log.warn('announcing the completion failed', { error: (e as Error).message }));
+    await Promise.all([cachedThenAnnounced, enqueueWebhook(record, ctx, subscriptions)]);
   }
   return { status: 'completed' };
 }

@@ -121,4 +121,24 @@ describe('runRecordedJob', () => {
     expect(works).toBe(1);
     expect(await stores.records.get('scrape', missing)).toBeNull();
   });
+
+  it('announces the end only once the after-completion step (the result cache) is written', async () => {
+    const { producer } = flakyWebhooks(0);
+    const id = await newRequest();
+    let cacheWritten = false;
+    const heard: boolean[] = [];
+    const listener = new Redis(TEST_REDIS_URL);
+    await listener.subscribe(`${prefix}:record-endings`);
+    listener.on('message', (_c: string, notice: string) => {
+      if (notice.startsWith(`scrape ${id}`)) heard.push(cacheWritten);
+    });
+    const afterComplete = async () => {
+      await new Promise((r) => setTimeout(r, 50));
+      cacheWritten = true;
+    };
+    await runRecordedJob('scrape', job(id, 0), id, context(producer), async () => ({ result: { text: 'cached' } }), afterComplete);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(heard).toEqual([true]);
+    listener.disconnect();
+  });
 });
