@@ -82,9 +82,13 @@ export class RecordEndings {
     // Every gateway hears every notice; only the one waiting on it parses the record.
     if (!set) return;
     if (newline >= 0) {
-      const record = JSON.parse(message.slice(newline + 1)) as RequestRecord;
-      for (const settle of [...set]) settle(record);
-      return;
+      try {
+        const record = JSON.parse(message.slice(newline + 1)) as RequestRecord;
+        for (const settle of [...set]) settle(record);
+        return;
+      } catch {
+        // Not from our script (anyone with access to Redis can publish): read the record instead.
+      }
     }
     const [family, id] = key.split(' ') as [Family, string];
     this.readEnded(family, id, [...set]);

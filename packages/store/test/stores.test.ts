@@ -225,6 +225,15 @@ describe('record endings', () => {
     listener.disconnect();
   });
 
+  it('reads the record when a notice is not one of ours, and keeps serving', async () => {
+    const id = newRequestId();
+    await stores.records.create({ id, family: 'scrape', accountId: 'acc-end', input: {} });
+    const waiting = endings.wait('scrape', id, 1_500);
+    await stores.records.complete('scrape', id, { text: 'ended quietly' }, {}, { announce: false });
+    await redis.publish(`${prefix}:record-endings`, `scrape ${id}\n{not json`);
+    expect(await waiting.ended).toMatchObject({ id, status: 'completed', result: { text: 'ended quietly' } });
+  });
+
   it('gives null when the window passes or the wait is cancelled', async () => {
     const id = newRequestId();
     await stores.records.create({ id, family: 'parse', accountId: 'acc-end', input: {} });

@@ -87,13 +87,13 @@ export async function runRecordedJob<R extends object>(
   // The work succeeded. Recording it or queueing its webhook can still fail (Redis away): that
   // error goes to BullMQ as is, and the retry finds the outcome recorded and only finishes these
   // steps (above), so a storage hiccup never turns a result into a failure.
-  // The account's subscriptions are read while the record is written, and the cache is written
-  // while the deliveries are queued: each pair is independent, and the job's round trip is what a
-  // caller waiting on the 20 s window sees.
   await marking.settled();
   const started = await reading;
   const early = firstRun ? await settleWithoutWork(started) : null;
   if (early) return early;
+  // The account's subscriptions are read while the record is written, and the cache is written
+  // while the deliveries are queued: each pair is independent, and the job's round trip is what a
+  // caller waiting on the 20 s window sees.
   const subscriptions = ctx.subscriptions.forFamily(started!.accountId, family);
   subscriptions.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
   // With an after-completion step (the result cache), the end is announced once that is written:
