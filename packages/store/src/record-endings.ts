@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { Keyspace } from './keyspace.js';
-import { hasEnded, type Family, type RequestRecord, type RequestRecordStore } from './request-records.js';
+import { endedNoticeHead, hasEnded, type Family, type RequestRecord, type RequestRecordStore } from './request-records.js';
 
 type Waiter = (record: RequestRecord | null) => void;
 
@@ -51,7 +51,7 @@ export class RecordEndings {
 
   /** Register before the work can end (before the job is added): a notice is never kept for later. */
   wait(family: Family, id: string, ttlMs: number): RecordEndWait {
-    const key = `${family} ${id}`;
+    const key = endedNoticeHead(family, id);
     let settle!: Waiter;
     const ended = new Promise<RequestRecord | null>((resolve) => {
       const timer = setTimeout(() => settle(null), ttlMs);
@@ -90,19 +90,19 @@ export class RecordEndings {
         // Not from our script (anyone with access to Redis can publish): read the record instead.
       }
     }
-    const [family, id] = key.split(' ') as [Family, string];
-    this.readEnded(family, id, [...set]);
+    this.readEnded(key, [...set]);
   }
 
   private readAllWaiting(): void {
-    for (const [key, set] of this.waiters) {
-      const [family, id] = key.split(' ') as [Family, string];
-      this.readEnded(family, id, [...set]);
-    }
+    for (const [key, set] of this.waiters) this.readEnded(key, [...set]);
   }
 
-  /** Reads the record and settles `waiting` if it has ended; otherwise (or unreadable now) they wait on. */
-  private readEnded(family: Family, id: string, waiting: Waiter[]): void {
+  /**
+   * Reads the record a notice head names and settles `waiting` if it has ended; otherwise (or
+   * unreadable now) they wait on.
+   */
+  private readEnded(head: string, waiting: Waiter[]): void {
+    const [family, id] = head.split(' ') as [Family, string];
     this.records.get(family, id).then(
       (record) => {
         if (record && hasEnded(record.status)) for (const settle of waiting) settle(record);

@@ -112,9 +112,15 @@ type RecordCasCommand = (key: string, readSha1: string, value: string, ttlSecond
  */
 export const ENDED_NOTICE_MAX_CHARS = 65_536;
 
-/** The end notice of a record: `family id` on the first line, then the stored record when small. */
+/** The first line of a record's end notice, which names it: `family id`. */
+export function endedNoticeHead(family: Family, id: string): string {
+  return `${family} ${id}`;
+}
+
+/** The end notice of a record: its head, then on the next line the stored record when small. */
 export function endedNotice(family: Family, id: string, stored: string): string {
-  return stored.length <= ENDED_NOTICE_MAX_CHARS ? `${family} ${id}\n${stored}` : `${family} ${id}`;
+  const head = endedNoticeHead(family, id);
+  return stored.length <= ENDED_NOTICE_MAX_CHARS ? `${head}\n${stored}` : head;
 }
 
 /** What `lookup` says of `record` (null: nothing stored under the id). */
