@@ -91,9 +91,12 @@ describe('keys', () => {
     const b = await createKey(ACCOUNT);
     const before = await listKeys(ACCOUNT);
     expect(before.keys).toEqual(expect.arrayContaining([{ keyId: a.keyId, scopes: 'scrape,account', state: 'active' }, { keyId: b.keyId, scopes: 'scrape,parse,account', state: 'active' }]));
-    for (const { apiKey } of [a, b]) {
+    for (const { apiKey, keyId } of [a, b]) {
       expect(before.stdout).not.toContain(apiKey);
-      expect(before.stdout).not.toContain(apiKey.split('_')[2]); // the secret part alone
+      // The secret part alone: everything after `glk_<keyId>_` (base64url, so it may itself contain `_`).
+      const secret = apiKey.slice(`glk_${keyId}_`.length);
+      expect(secret).toHaveLength(32);
+      expect(before.stdout).not.toContain(secret);
     }
 
     const revoked = await gleanerCli(['keys', 'revoke', a.keyId], env);
