@@ -108,6 +108,13 @@ describe('extractImage: hostile and unusual input', () => {
     expect([decoded.width, decoded.height]).toEqual([3024, 4032]);
     expect(decoded.gray).toBeInstanceOf(Uint8Array);
     expect(decoded.gray!.length).toBe(3024 * 4032);
+    // A photographed page in dim light: grey paper (median 106) with black print (1st percentile 3);
+    // an empty or missing colour plane gives neither.
+    const sorted = Uint8Array.from(decoded.gray!).sort();
+    const percentile = (p: number) => sorted[Math.floor((sorted.length - 1) * p)];
+    expect(percentile(0.5)).toBeGreaterThan(80);
+    expect(percentile(0.5)).toBeLessThan(140);
+    expect(percentile(0.01)).toBeLessThan(40);
     const tooLarge = await decodeHeicGray(heic, 1_000_000);
     expect(tooLarge).toEqual({ width: 3024, height: 4032, gray: null });
     await expect(decodeHeicGray(Buffer.from('not an image at all, only a few words'), 100_000_000)).rejects.toThrow(/not a HEIC image/);

@@ -9,6 +9,14 @@ export interface OcrRequest {
 export type OcrReading = Awaited<ReturnType<OcrEngine['recognize']>>;
 
 /**
+ * V8 lets a thread's young generation grow to 48 MB (16 MB semi-spaces), and keeps it: pdf.js
+ * fills it on every long document. Capped at 6 MB, a parse thread peaked 40-80 MB lower on the
+ * corpus's PDFs (one thread: 390-396 against 431-445 MB for the process; two, with a scanned PDF
+ * beside freeculture.pdf: 596 against 678 MB), and freeculture.pdf (352 pages) parsed as fast.
+ */
+const PARSE_THREAD_YOUNG_GENERATION_MB = 6;
+
+/**
  * The threads parse jobs run in, one per concurrent job. Their OCR is served by `ocr`, one pool
  * of tesseract workers owned by the main thread (tesseract.js runs each worker in a thread of
  * its own, so the main thread only passes images along): pages of every job share it, and the
@@ -19,7 +27,7 @@ export function createParsePool(size: number, ocr: OcrEngine): ThreadPool {
   return new ThreadPool({
     entry: new URL('./parse-thread.ts', import.meta.url),
     size,
-    resourceLimits: { maxOldGenerationSizeMb: 1536 },
+    resourceLimits: { maxOldGenerationSizeMb: 1536, maxYoungGenerationSizeMb: PARSE_THREAD_YOUNG_GENERATION_MB },
     host: (request, signal) => {
       const { image, dpi } = request as OcrRequest;
       return ocr.recognize(Buffer.from(image.buffer, image.byteOffset, image.byteLength), { dpi, signal });

@@ -1,4 +1,6 @@
-import { callHost, serveThreadTasks } from '@gleaner/platform';
+// The thread-pool module alone: the package's index would load Redis, logging and metrics
+// clients into every thread (~16 MB each, unused here).
+import { callHost, serveThreadTasks } from '@gleaner/platform/threads';
 import { parseDocument, type OcrEngine, type OutputFormat } from '@gleaner/document-extract';
 import type { OcrReading, OcrRequest } from './parse-pool.js';
 

@@ -1,4 +1,6 @@
-import { serveThreadTasks } from '@gleaner/platform';
+// The thread-pool module alone: the package's index would load Redis, logging and metrics
+// clients into every thread (~16 MB each, unused here).
+import { serveThreadTasks } from '@gleaner/platform/threads';
 import { extractPage } from '@gleaner/html-extract';
 import { selectElements } from './select-elements.js';
 

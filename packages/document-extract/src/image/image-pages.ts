@@ -24,7 +24,7 @@ function believableDpi(density: number | undefined, width: number, height: numbe
 
 /**
  * The pages of an image file. Every page of a multi-page TIFF is read on its own (`page: i`),
- * because pages may differ in size. HEIC goes through heic-decode (sharp's prebuilt libvips has
+ * because pages may differ in size. HEIC goes through libheif-js (sharp's prebuilt libvips has
  * no HEVC decoder), in a thread of its own that hands back grey pixels. Sizes are checked before
  * anything is decoded, so a pixel bomb costs nothing.
  */

@@ -1,14 +1,15 @@
 import { createCanvas } from '@napi-rs/canvas';
 import type { OcrEngine } from '../types.js';
 import { decodeGray, openImage } from '../ocr/prepare-image.js';
-import { recognizeUpright, type UprightText } from '../ocr/recognize-upright.js';
+import { MAX_OCR_PIXELS, recognizeUpright, type UprightText } from '../ocr/recognize-upright.js';
 import type { GrayRaster } from '../ocr/text-geometry.js';
 import type { PdfPage } from './open-pdf.js';
 
-/** Scans are rendered at 300 DPI, the resolution tesseract is tuned for... */
+/**
+ * Scans are rendered at 300 DPI, the resolution tesseract is tuned for, unless the page is larger
+ * than A4 or Letter (posters, drawings): then at fewer DPI, to no more pixels than OCR reads.
+ */
 const OCR_DPI = 300;
-/** ...unless the page is larger than A4 or Letter (posters, drawings): then fewer DPI, to bound memory. */
-const MAX_RENDER_PIXELS = 10_000_000;
 
 export interface RenderedPage {
   raster: GrayRaster;
@@ -24,7 +25,7 @@ export interface RenderedPage {
 export async function renderPage(page: PdfPage): Promise<RenderedPage> {
   const base = page.getViewport({ scale: 1 });
   let scale = OCR_DPI / 72;
-  if (base.width * base.height * scale * scale > MAX_RENDER_PIXELS) scale = Math.sqrt(MAX_RENDER_PIXELS / (base.width * base.height));
+  if (base.width * base.height * scale * scale > MAX_OCR_PIXELS) scale = Math.sqrt(MAX_OCR_PIXELS / (base.width * base.height));
   const viewport = page.getViewport({ scale });
   const canvas = createCanvas(Math.max(1, Math.ceil(viewport.width)), Math.max(1, Math.ceil(viewport.height)));
   try {
