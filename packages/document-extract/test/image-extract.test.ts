@@ -120,6 +120,17 @@ describe('extractImage: hostile and unusual input', () => {
     await expect(decodeHeicGray(Buffer.from('not an image at all, only a few words'), 100_000_000)).rejects.toThrow(/not a HEIC image/);
   }, 60_000);
 
+  it('decodes 10-bit HEIC to the same greys as 8-bit, and puts transparent pixels on white', async () => {
+    const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
+    // Four vertical bands 16 pixels wide; one sample from the middle of each, on a given row.
+    const bands = (decoded: { width: number; gray: Uint8Array | null }, row: number) => [8, 24, 40, 56].map((x) => decoded.gray![row * decoded.width + x]);
+    const tenBit = await decodeHeicGray(fixture('bands-10bit.heic'), 100_000_000);
+    for (const [band, expected] of bands(tenBit, 16).map((v, i) => [v, [0, 85, 170, 255][i]])) expect(Math.abs(band - expected)).toBeLessThanOrEqual(2);
+    const withAlpha = await decodeHeicGray(fixture('bands-alpha.heic'), 100_000_000);
+    for (const [band, expected] of bands(withAlpha, 4).map((v, i) => [v, [0, 85, 170, 255][i]])) expect(Math.abs(band - expected)).toBeLessThanOrEqual(2);
+    expect(bands(withAlpha, 28)).toEqual([255, 255, 255, 255]);
+  }, 30_000);
+
   it('fails with 500-001 without an OCR engine', async () => {
     const error = await failure(extractImage(read('image/phototest.tif'), 'tiff', { output: 'plain' }));
     expect(error.code).toBe('500-001');
