@@ -9,10 +9,10 @@ export interface OcrRequest {
 export type OcrReading = Awaited<ReturnType<OcrEngine['recognize']>>;
 
 /**
- * V8 lets a thread's young generation grow to 48 MB (16 MB semi-spaces), and keeps it: pdf.js
- * fills it on every long document. Capped at 6 MB, a parse thread peaked 40-80 MB lower on the
- * corpus's PDFs (one thread: 390-396 against 431-445 MB for the process; two, with a scanned PDF
- * beside freeculture.pdf: 596 against 678 MB), and freeculture.pdf (352 pages) parsed as fast.
+ * By default V8 lets a thread's young generation grow to several 16 MB semi-spaces, and keeps
+ * them: pdf.js fills them on every long document. Capped at 6 MB, the corpus's PDFs peaked 40-80
+ * MB lower (one thread: 390-396 against 431-445 MB for the process; two, TAMReview's OCR beside
+ * freeculture.pdf: 596 against 678 MB), and freeculture.pdf (352 pages) parsed as fast.
  */
 const PARSE_THREAD_YOUNG_GENERATION_MB = 6;
 
