@@ -1,5 +1,7 @@
 import { Worker, parentPort, type ResourceLimits } from 'node:worker_threads';
 import os from 'node:os';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 /** Thrown when a task exceeds its time budget; the thread running it is terminated and replaced. */
 export class TaskTimeoutError extends Error {
@@ -257,6 +259,29 @@ export function serveThreadTasks<I, O>(handler: (input: I, reportProgress: (p: u
   });
   // The entry module has loaded (this runs in its body, after its imports): tasks may come.
   port.postMessage({ ready: true } satisfies ReadyMessage);
+}
+
+let fullCollection: (() => void) | undefined;
+
+/**
+ * Runs a full garbage collection of this thread's heap when the memory V8 counts outside it
+ * (ArrayBuffers, WebAssembly and native memory) is above `thresholdBytes`; says whether it did.
+ * Large buffers that live through two minor collections (a page image waiting for OCR) die in the
+ * old generation, which V8 collects by itself only once some 64 MB more has been allocated outside
+ * the heap: a thread could keep that much dead memory until its next heavy task. Their memory goes
+ * back to the system just after the collection (V8 frees it on its sweeper threads).
+ */
+export function releaseDeadBuffers(thresholdBytes: number): boolean {
+  if (v8.getHeapStatistics().external_memory <= thresholdBytes) return false;
+  if (!fullCollection) {
+    // Node offers a full collection only as the `gc` global of --expose-gc; the flag may be set
+    // while running, and a context created after that has the function (it collects the whole
+    // thread's heap, not just that context's).
+    v8.setFlagsFromString('--expose-gc');
+    fullCollection = runInNewContext('gc') as () => void;
+  }
+  fullCollection();
+  return true;
 }
 
 const hostCalls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();

@@ -99,6 +99,15 @@ it('fails a task with the error of a thread whose entry cannot load, rather than
   }
 });
 
+it("releases a thread's dead buffers only when they are over the limit", async () => {
+  // 48 MB dropped: collected, and their memory is gone once V8 has swept.
+  const left = await pool.run<{ op: string; n: number }, number>({ op: 'dead-buffers', n: 48 }, 5_000);
+  expect(left).toBeGreaterThanOrEqual(0);
+  expect(left).toBeLessThan(8);
+  // 4 MB: under the 16 MB limit, no collection.
+  expect(await pool.run({ op: 'dead-buffers', n: 4 }, 5_000)).toBe(-1);
+});
+
 describe('host calls', () => {
   const asked: Array<{ n: number; signal: AbortSignal }> = [];
   const hosting = new ThreadPool({

@@ -42,6 +42,9 @@ interface Job {
   reject: (error: Error) => void;
 }
 
+/** Where tesseract.js writes the language data in the worker's file system (its working directory). */
+const TRAINED_DATA = 'eng.traineddata';
+
 /** Used when the caller gives no resolution: what pages are rendered and scans are scaled to. */
 const DEFAULT_DPI = 300;
 
@@ -81,6 +84,10 @@ async function startWorker(timeoutMs: number): Promise<TesseractWorker> {
   // worker's stderr, in the middle of our JSON logs; its debug file (in the WASM file system)
   // takes them instead.
   await worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO, user_defined_dpi: String(DEFAULT_DPI), debug_file: '/dev/null' });
+  // tesseract.js leaves the unpacked model (5 MB) in the worker's in-memory file system after
+  // tesseract has read it; nothing reads it again (the worker is never re-initialised). Two
+  // workers held 13 MB less after a page each.
+  await worker.FS('unlink', [TRAINED_DATA]);
   return worker;
 }
 
