@@ -250,6 +250,11 @@ export class RequestRecordStore {
       const current = JSON.parse(raw) as RequestRecord<I, R>;
       const wasEnded = hasEnded(current.status);
       const next = mutate(current);
+      // A mutation that leaves the record as it is (see complete and fail) writes nothing.
+      if (next === current) {
+        this.remember(key, raw);
+        return current;
+      }
       next.updatedAt = unixNow();
       // The after-completion lifetime starts once, when the record ends; later writes (webhook
       // attempts, a re-run finding the outcome recorded) keep the expiry it already has.
@@ -279,8 +284,14 @@ export class RequestRecordStore {
     return this.update(family, id, (r) => (hasEnded(r.status) ? r : { ...r, status: 'processing' }));
   }
 
+  /**
+   * Records the outcome unless one is already recorded: the first outcome stays (the returned
+   * record then has it). Two runs of one job can overlap after a Redis outage (the first one's lock
+   * expired while it could not write); the second must not turn the first's delivered result into
+   * a failure, nor the reverse. Found by tests/chaos.test.ts.
+   */
   complete(family: Family, id: string, result: object, extra: Pick<Partial<RequestRecord>, 'usage' | 'progress'> = {}, options: UpdateOptions = {}) {
-    return this.update(family, id, (r) => ({ ...r, ...extra, status: 'completed', result: result as Record<string, unknown>, error: undefined, completedAt: unixNow() }), options);
+    return this.update(family, id, (r) => (hasEnded(r.status) ? r : { ...r, ...extra, status: 'completed', result: result as Record<string, unknown>, error: undefined, completedAt: unixNow() }), options);
   }
 
   /** Announces an ended record whose write was not announced (`announce: false`): see RecordEndings. */
@@ -288,8 +299,9 @@ export class RequestRecordStore {
     await this.redis.publish(this.keys.recordEndings(), endedNotice(record.family, record.id, JSON.stringify(record)));
   }
 
+  /** Records the failure unless an outcome is already recorded (see complete). */
   fail(family: Family, id: string, error: RecordError, extra: Pick<Partial<RequestRecord>, 'usage'> = {}) {
-    return this.update(family, id, (r) => ({ ...r, ...extra, status: 'failed', error, completedAt: unixNow() }));
+    return this.update(family, id, (r) => (hasEnded(r.status) ? r : { ...r, ...extra, status: 'failed', error, completedAt: unixNow() }));
   }
 
   setProgress(family: Family, id: string, pagesDone: number, pagesTotal: number) {

@@ -78,6 +78,13 @@ export async function runRecordedJob<R extends object>(
     }
     const recordError = failure ? failure.toRecordError(ctx.includeTraces) : { ...ctx.unexpectedError(err as Error), trace: ctx.includeTraces ? (err as Error).stack : undefined };
     const record = await ctx.records.fail(family, requestId, recordError, failure?.usage ? { usage: failure.usage } : {});
+    // Another run of this job recorded its result meanwhile (they overlap after a Redis outage):
+    // that result stays, and this run ends as it did.
+    if (record?.status === 'completed') {
+      log.warn('outcome recorded by another run meanwhile, kept', { status: record.status, error: recordError.message });
+      await enqueueWebhook(record, ctx);
+      return { status: 'completed' };
+    }
     requestFailures.inc({ family, code: recordError.code });
     log.warn('request failed', { code: recordError.code, error: recordError.message });
     if (record) await enqueueWebhook(record, ctx);
@@ -99,6 +106,12 @@ export async function runRecordedJob<R extends object>(
   // With an after-completion step (the result cache), the end is announced once that is written:
   // a caller answered in the 20 s window may look the cache up at once.
   const record = await ctx.records.complete(family, requestId, outcome.result, outcome.extra, { announce: !afterComplete });
+  if (record?.status === 'failed') {
+    // Another run recorded a failure first, and it may have been delivered: it stays.
+    log.warn('outcome recorded by another run meanwhile, kept', { status: record.status });
+    await enqueueWebhook(record, ctx);
+    throw new UnrecoverableError(`${record.error?.code}: ${record.error?.message}`);
+  }
   log.info('request completed');
   if (record) {
     // Secondary writes (the result cache) must not turn a delivered result into a failure; nor

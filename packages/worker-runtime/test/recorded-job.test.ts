@@ -70,6 +70,29 @@ describe('runRecordedJob', () => {
     expect(added.map((w) => w.deliveryId)).toEqual([`wh-${id}`]);
   });
 
+  it('keeps the outcome another run of the job recorded while this one worked (overlapping runs after a Redis outage)', async () => {
+    const { producer, added } = flakyWebhooks(0);
+    // The other run recorded its result; this one's fetch then failed for good: the result stays.
+    const fetched = await newRequest();
+    const failing = async (): Promise<{ result: object }> => {
+      await stores.records.complete('scrape', fetched, { text: 'first run' });
+      throw new Error('target answered HTTP 404');
+    };
+    await expect(runRecordedJob('scrape', job(fetched, 2), fetched, context(producer), failing)).resolves.toEqual({ status: 'completed' });
+    expect(await stores.records.get('scrape', fetched)).toMatchObject({ status: 'completed', result: { text: 'first run' } });
+    expect(added.map((w) => w.deliveryId)).toEqual([`wh-${fetched}`]);
+
+    // The other way round: a failure recorded first stays, and this run's result is not written.
+    const refused = await newRequest();
+    const succeeding = async () => {
+      await stores.records.fail('scrape', refused, { code: 'E008', message: 'target answered HTTP 404' });
+      return { result: { text: 'second run' } };
+    };
+    await expect(runRecordedJob('scrape', job(refused, 0), refused, context(producer), succeeding)).rejects.toThrow('E008: target answered HTTP 404');
+    expect(await stores.records.get('scrape', refused)).toMatchObject({ status: 'failed', error: { code: 'E008' } });
+    expect((await stores.records.get('scrape', refused))?.result).toBeUndefined();
+  });
+
   it('records a failure only when no retry is left', async () => {
     const id = await newRequest();
     const { producer, added } = flakyWebhooks(0);
