@@ -50,22 +50,19 @@ try {
 }
 
 /**
- * A plane's samples as 8-bit values, row after row. Photos from phones are often 10-bit: libheif
- * then gives two bytes a sample (little-endian), scaled here to 0-255 as its RGBA output does.
+ * A plane's samples as 8-bit values with the distance between rows: 8-bit planes as libheif wrote
+ * them (read in place, padded rows included), 10-bit ones (phones often make them: two bytes a
+ * sample, little-endian) scaled to 0-255 as its RGBA output does, into rows `width` long.
  */
 function eightBit(plane, width, height) {
-  if (plane.bits_per_pixel <= 8 && plane.stride === width) return plane.data;
+  if (plane.bits_per_pixel <= 8) return { data: plane.data, stride: plane.stride };
   const out = new Uint8Array(width * height);
   const { data, stride } = plane;
-  if (plane.bits_per_pixel <= 8) {
-    for (let row = 0; row < height; row++) out.set(data.subarray(row * stride, row * stride + width), row * width);
-    return out;
-  }
   const scale = 255 / (2 ** plane.bits_per_pixel - 1);
   for (let row = 0, j = 0; row < height; row++) {
     for (let col = 0, i = row * stride; col < width; col++, j++, i += 2) out[j] = Math.round((data[i] | (data[i + 1] << 8)) * scale);
   }
-  return out;
+  return { data: out, stride: width };
 }
 
 /** Grey of planar R, G, B (and alpha) planes. */
@@ -84,18 +81,21 @@ function toGray(width, height, red, green, blue, alpha) {
   const [r, g, b] = [red, green, blue].map((plane) => eightBit(plane, width, height));
   const a = alpha ? eightBit(alpha, width, height) : null;
   const gray = new Uint8Array(width * height);
-  for (let j = 0; j < gray.length; j++) {
-    let rv = r[j];
-    let gv = g[j];
-    let bv = b[j];
-    const av = a ? a[j] : 255;
-    if (av !== 255) {
-      // Flattened on white, as sharp's flatten() does, in sRGB values.
-      rv = Math.round((rv * av + 255 * (255 - av)) / 255);
-      gv = Math.round((gv * av + 255 * (255 - av)) / 255);
-      bv = Math.round((bv * av + 255 * (255 - av)) / 255);
+  for (let row = 0, j = 0; row < height; row++) {
+    const [rowR, rowG, rowB, rowA] = [row * r.stride, row * g.stride, row * b.stride, a ? row * a.stride : 0];
+    for (let col = 0; col < width; col++, j++) {
+      let rv = r.data[rowR + col];
+      let gv = g.data[rowG + col];
+      let bv = b.data[rowB + col];
+      const av = a ? a.data[rowA + col] : 255;
+      if (av !== 255) {
+        // Flattened on white, as sharp's flatten() does, in sRGB values.
+        rv = Math.round((rv * av + 255 * (255 - av)) / 255);
+        gv = Math.round((gv * av + 255 * (255 - av)) / 255);
+        bv = Math.round((bv * av + 255 * (255 - av)) / 255);
+      }
+      gray[j] = toSrgb[Math.round((0.2126 * toLinear[rv] + 0.7152 * toLinear[gv] + 0.0722 * toLinear[bv]) * STEPS)];
     }
-    gray[j] = toSrgb[Math.round((0.2126 * toLinear[rv] + 0.7152 * toLinear[gv] + 0.0722 * toLinear[bv]) * STEPS)];
   }
   return gray;
 }
