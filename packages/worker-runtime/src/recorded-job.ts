@@ -45,10 +45,11 @@ export async function runRecordedJob<R extends object>(
     }
     if (started.status !== 'completed' && started.status !== 'failed') return null;
     // The outcome is already recorded: this is a stalled job run again (its lock expired during a
-    // Redis outage, or its worker died after writing the record). Working again could turn a
-    // delivered result into a failure (the target may answer differently now) and costs a second
-    // fetch or LLM call; only finish what may have been cut short. Found by tests/chaos.test.ts.
-    log.warn('outcome already recorded, not running the job again', { status: started.status });
+    // Redis outage, or its worker died after writing the record), or one whose other run recorded
+    // first while this one worked. Working again could turn a delivered result into a failure (the
+    // target may answer differently now) and costs a second fetch or LLM call; only finish what may
+    // have been cut short. Found by tests/chaos.test.ts.
+    log.warn('outcome already recorded, kept', { status: started.status });
     if (started.status === 'completed' && afterComplete) await afterComplete(started).catch((e) => log.warn('after-completion step failed', { error: (e as Error).message }));
     await enqueueWebhook(started, ctx); // idempotent: the delivery id is the job id
     if (started.status === 'failed') throw new UnrecoverableError(`${started.error?.code}: ${started.error?.message}`);
@@ -80,11 +81,7 @@ export async function runRecordedJob<R extends object>(
     const record = await ctx.records.fail(family, requestId, recordError, failure?.usage ? { usage: failure.usage } : {});
     // Another run of this job recorded its result meanwhile (they overlap after a Redis outage):
     // that result stays, and this run ends as it did.
-    if (record?.status === 'completed') {
-      log.warn('outcome recorded by another run meanwhile, kept', { status: record.status, error: recordError.message });
-      await enqueueWebhook(record, ctx);
-      return { status: 'completed' };
-    }
+    if (record?.status === 'completed') return (await settleWithoutWork(record))!;
     requestFailures.inc({ family, code: recordError.code });
     log.warn('request failed', { code: recordError.code, error: recordError.message });
     if (record) await enqueueWebhook(record, ctx);
@@ -106,12 +103,8 @@ export async function runRecordedJob<R extends object>(
   // With an after-completion step (the result cache), the end is announced once that is written:
   // a caller answered in the 20 s window may look the cache up at once.
   const record = await ctx.records.complete(family, requestId, outcome.result, outcome.extra, { announce: !afterComplete });
-  if (record?.status === 'failed') {
-    // Another run recorded a failure first, and it may have been delivered: it stays.
-    log.warn('outcome recorded by another run meanwhile, kept', { status: record.status });
-    await enqueueWebhook(record, ctx);
-    throw new UnrecoverableError(`${record.error?.code}: ${record.error?.message}`);
-  }
+  // Another run recorded a failure first, and it may have been delivered: it stays (this throws).
+  if (record?.status === 'failed') return (await settleWithoutWork(record))!;
   log.info('request completed');
   if (record) {
     // Secondary writes (the result cache) must not turn a delivered result into a failure; nor
