@@ -75,7 +75,7 @@ const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
 // (PARSER_OCR_WORKERS = cores), and files go to the service's own parse threads
 // (createParsePool, PARSER_CONCURRENCY = cores), that many at once, as BullMQ would hand them.
 async function rssChild(): Promise<void> {
-  const { createParsePool } = await import('@gleaner/parser-worker');
+  const { createParsePool, ocrShare } = await import('@gleaner/parser-worker');
   const { createLazyOcrEngine } = await import('@gleaner/document-extract/ocr');
   const concurrency = os.availableParallelism();
   const ocr = createLazyOcrEngine({ workers: concurrency, recycleAfterJobs: 100 });
@@ -93,7 +93,7 @@ async function rssChild(): Promise<void> {
   const lane = async () => {
     for (let file = queue.shift(); file; file = queue.shift()) {
       const bytes = read(file.path);
-      const task: ParseTask = { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), declaredType: file.type, output: 'markdown', ocrParallelism: ocr.parallelism };
+      const task: ParseTask = { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), declaredType: file.type, output: 'markdown', ocrParallelism: ocrShare(ocr.parallelism, concurrency) };
       inFlight.add(file.path);
       // Files that must be refused (encrypted ones) are parsed too: refusing is part of the work.
       const failed = await pool.run<ParseTask, ParseTaskResult>(task, PARSE_BUDGET_MS).then(

@@ -1,10 +1,7 @@
-// Worker-thread bootstrap: threads do not inherit the tsx loader of the main thread, so register
-// it here before importing the TypeScript task module named in workerData. Packages' ES modules
-// bypass tsx (see vendor-modules-hooks.mjs); hooks registered later run first.
-import { register as registerTsx } from 'tsx/esm/api';
-import { register } from 'node:module';
-import { workerData } from 'node:worker_threads';
+// Worker-thread bootstrap, plain JavaScript: the pool sends the thread its code as the first
+// message (the entry module with our TypeScript already bundled, see thread-entry-bundle.ts) and
+// the thread runs it. No module loader is registered in threads.
+import { parentPort } from 'node:worker_threads';
 
-registerTsx();
-register('./vendor-modules-hooks.mjs', import.meta.url);
-await import(workerData.entry);
+const { load } = await new Promise((resolve) => parentPort.once('message', resolve));
+await import(load);

@@ -2,6 +2,7 @@ import { Worker, parentPort, type ResourceLimits } from 'node:worker_threads';
 import os from 'node:os';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { threadEntryModule } from './thread-entry-bundle.js';
 
 /** Thrown when a task exceeds its time budget; the thread running it is terminated and replaced. */
 export class TaskTimeoutError extends Error {
@@ -24,6 +25,8 @@ export class ThreadTaskError extends Error {
 }
 
 interface TaskMessage { id: number; input: unknown }
+/** The first message a thread gets (thread-boot.mjs): the module to run. */
+interface LoadMessage { load: string }
 type ResultMessage =
   | { id: number; ok: true; output: unknown }
   | { id: number; ok: false; error: { name: string; message: string; fields: Record<string, unknown> } }
@@ -49,7 +52,7 @@ interface Slot {
   timer: NodeJS.Timeout | null;
   /**
    * Set once the thread's entry module has loaded (its `serveThreadTasks` says so). Tasks go only
-   * to ready threads, so loading a fresh thread (seconds: the tsx loader, jsdom) is not charged to
+   * to ready threads, so loading a fresh thread (up to seconds: jsdom, pdf.js) is not charged to
    * the budget of the task it would get, as it was for the task after every timeout.
    */
   ready: boolean;
@@ -58,7 +61,7 @@ interface Slot {
 }
 
 export interface ThreadPoolOptions {
-  /** file URL of a module that calls `serveThreadTasks`. */
+  /** file URL of a module (TypeScript or JavaScript) that calls `serveThreadTasks`. */
   entry: URL;
   size?: number;
   resourceLimits?: ResourceLimits;
@@ -68,6 +71,24 @@ export interface ThreadPoolOptions {
    */
   host?: (request: unknown, signal: AbortSignal) => Promise<unknown>;
 }
+
+/**
+ * Options a thread does not inherit, each with its value: preloads (`--import tsx`, a test's
+ * preload), and the main script's own (`-e`, `--input-type`, which a thread refuses).
+ */
+const NOT_FOR_THREADS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--eval', '-e', '--print', '-p', '--input-type']);
+
+/**
+ * The process's options for the threads it starts (these pools', tesseract.js's). A thread would
+ * otherwise inherit `--import tsx` and start tsx and its hooks thread, although the code it runs
+ * is JavaScript (ours bundled, see thread-entry-bundle.ts): ~9 MB a thread, a hooks thread more
+ * where it registers tsx itself.
+ */
+export const threadExecArgv: readonly string[] = process.execArgv.filter((arg, i, all) => {
+  const previous = all[i - 1];
+  if (previous !== undefined && NOT_FOR_THREADS.has(previous)) return false;
+  return !NOT_FOR_THREADS.has(arg.split('=', 1)[0]);
+});
 
 /**
  * A fixed pool of worker threads for CPU-heavy work (HTML parsing, PDF, OCR preprocessing), so the
@@ -81,8 +102,14 @@ export class ThreadPool {
   private nextId = 1;
   private closed = false;
   private readonly loadWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+  /** The threads' code (see thread-entry-bundle.ts), sent to each thread as it starts. */
+  private readonly entryModule: Promise<string>;
+  /** Set when the entry could not be built: no thread can ever serve, so none is started again. */
+  private buildError: Error | null = null;
 
   constructor(private readonly options: ThreadPoolOptions) {
+    this.entryModule = threadEntryModule(options.entry);
+    this.entryModule.catch((err: Error) => this.failBuild(err));
     const size = options.size ?? Math.max(1, os.availableParallelism());
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
@@ -94,6 +121,7 @@ export class ThreadPool {
    */
   run<I, O>(input: I, timeoutMs: number, onProgress?: (p: unknown) => void, signal?: AbortSignal): Promise<O> {
     if (this.closed) return Promise.reject(new Error('thread pool is closed'));
+    if (this.buildError) return Promise.reject(this.buildError);
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<O>((resolve, reject) => {
       const task: PendingTask = { id: this.nextId++, input, timeoutMs, onProgress, resolve: resolve as (v: unknown) => void, reject };
@@ -120,6 +148,7 @@ export class ThreadPool {
    * ready can serve at once (a fresh thread loads for seconds) and a broken entry fails the boot.
    */
   whenLoaded(): Promise<void> {
+    if (this.buildError) return Promise.reject(this.buildError);
     if (this.slots.every((s) => s.ready)) return Promise.resolve();
     return new Promise((resolve, reject) => this.loadWaiters.push({ resolve, reject }));
   }
@@ -144,9 +173,13 @@ export class ThreadPool {
 
   private spawn(): Slot {
     const worker = new Worker(new URL('./thread-boot.mjs', import.meta.url), {
-      workerData: { entry: this.options.entry.href },
+      execArgv: [...threadExecArgv],
       resourceLimits: this.options.resourceLimits,
     });
+    this.entryModule.then(
+      (load) => worker.postMessage({ load } satisfies LoadMessage),
+      () => undefined,
+    );
     const slot: Slot = { worker, busy: null, timer: null, ready: false, hostCalls: new AbortController() };
     worker.on('message', (msg: ResultMessage | HostCallMessage | ReadyMessage) => {
       if ('ready' in msg) this.onReady(slot);
@@ -170,6 +203,13 @@ export class ThreadPool {
       slot.timer = setTimeout(() => this.replace(slot, new TaskTimeoutError(task.timeoutMs)), task.timeoutMs);
       slot.worker.postMessage({ id: task.id, input: task.input } satisfies TaskMessage);
     }
+  }
+
+  private failBuild(err: Error): void {
+    this.buildError = new Error(`the thread entry ${this.options.entry.href} could not be built: ${err.message}`);
+    for (const task of this.queue.splice(0)) task.reject(this.buildError);
+    for (const waiter of this.loadWaiters.splice(0)) waiter.reject(this.buildError);
+    for (const slot of this.slots.splice(0)) void slot.worker.terminate();
   }
 
   private onReady(slot: Slot): void {

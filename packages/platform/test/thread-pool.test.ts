@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { TaskTimeoutError, ThreadPool, ThreadTaskError } from '../src/thread-pool.js';
 
 const pool = new ThreadPool({ entry: new URL('./fixtures/echo-thread.ts', import.meta.url), size: 1 });
@@ -98,6 +99,33 @@ it('fails a task with the error of a thread whose entry cannot load, rather than
     await broken.close();
   }
 });
+
+it('fails the pool at once when its entry cannot be built', async () => {
+  const unbuildable = new ThreadPool({ entry: new URL('./fixtures/unbuildable-thread.ts', import.meta.url), size: 2 });
+  try {
+    await expect(unbuildable.whenLoaded()).rejects.toThrow(/unbuildable-thread\.ts could not be built: [\s\S]*gleaner-no-such-package/);
+    await expect(unbuildable.run({}, 5_000)).rejects.toThrow('could not be built');
+  } finally {
+    await unbuildable.close();
+  }
+});
+
+it('runs threads without the loaders the owning process was started with (node --import tsx)', async () => {
+  // The owner is a process of its own started as the services are; its thread reports back.
+  const script = [
+    `import { ThreadPool } from ${JSON.stringify(new URL('../src/thread-pool.ts', import.meta.url).href)};`,
+    `const pool = new ThreadPool({ entry: new URL(${JSON.stringify(new URL('./fixtures/echo-thread.ts', import.meta.url).href)}), size: 1 });`,
+    `console.log(JSON.stringify(await pool.run({ op: 'runtime', n: 0 }, 20_000)));`,
+    'await pool.close();',
+  ].join('\n');
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--no-deprecation', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+  expect(child.stderr).toBe('');
+  const { execArgv, loads } = JSON.parse(child.stdout) as { execArgv: string[]; loads: string };
+  // Other options are kept.
+  expect(execArgv).toEqual(['--no-deprecation']);
+  // No TypeScript loader in the thread: only the bundled code ran, a .ts file cannot load.
+  expect(loads).toMatch(/Unknown file extension "\.ts"/);
+}, 40_000);
 
 it("releases a thread's dead buffers only when they are over the limit", async () => {
   // 48 MB dropped: collected, and their memory is gone once V8 has swept.

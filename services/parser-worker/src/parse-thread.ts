@@ -8,7 +8,7 @@ export interface ParseTask {
   bytes: Uint8Array;
   declaredType: string;
   output: OutputFormat;
-  /** Images the process's OCR pool reads at once: pages a document keeps in flight for it. */
+  /** This job's share of the process's OCR workers (ocrShare): pages it keeps in flight for them. */
   ocrParallelism: number;
 }
 

@@ -5,7 +5,7 @@ import { parseQueue, QueueProducer, webhookQueue } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
 import { recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
 import type { ParserWorkerConfig } from './config.js';
-import { createParsePool } from './parse-pool.js';
+import { createParsePool, ocrShare } from './parse-pool.js';
 import { createParseProcessor } from './processors/parse.js';
 
 /** OCR pages a tesseract worker reads before it is replaced (tesseract.js advises recycling; ~0.5 s each time). */
@@ -47,7 +47,7 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(
     parseQueue,
-    createParseProcessor({ jobs, records: stores.records, parsePool, ocrParallelism: ocr.parallelism, allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, budgetMs: config.PARSER_JOB_BUDGET_MS, logger }),
+    createParseProcessor({ jobs, records: stores.records, parsePool, ocrParallelism: ocrShare(ocr.parallelism, config.PARSER_CONCURRENCY), allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, budgetMs: config.PARSER_JOB_BUDGET_MS, logger }),
     {
       concurrency: config.PARSER_CONCURRENCY,
       onFailedForGood: (job) => recordFailedForGood('parse', String(job.id), jobs, { code: '500-001', message: 'Processing error', details: ['processing failed repeatedly (worker crashed)'] }),

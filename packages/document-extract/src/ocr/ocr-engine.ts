@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { threadExecArgv } from '@gleaner/platform/threads';
 import type { OcrEngine } from '../types.js';
 import { englishDataPath } from './language-data.js';
 
@@ -64,7 +65,9 @@ async function startWorker(timeoutMs: number): Promise<TesseractWorker> {
     cacheMethod: 'none',
     // Without a handler a worker error is thrown as an uncaught exception; failures still reject the job.
     errorHandler: () => undefined,
-  });
+    // Handed to the worker thread by our patch of tesseract.js (patches/): no `--import tsx` there.
+    workerThreadOptions: { execArgv: [...threadExecArgv] },
+  } as Partial<Tesseract.WorkerOptions>);
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`the OCR worker did not start within ${timeoutMs} ms`)), timeoutMs);
   });

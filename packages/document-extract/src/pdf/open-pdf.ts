@@ -46,17 +46,19 @@ async function importKeepingNativeBuiltIns<T>(load: () => Promise<T>): Promise<T
 /**
  * pdf.js is loaded on first use (the only module-level state). The legacy build is the one that
  * runs on Node 20 (the modern one needs Promise.withResolvers). Its minified files are used:
- * they carry no source maps, which Node would otherwise parse and keep. (tsx still attaches one
- * of its own to any ES module it loads: parse threads load packages past tsx, see platform's
- * vendor-modules-hooks.mjs.) In Node the "worker" runs on this thread: its module is loaded here
- * too (it registers itself as globalThis.pdfjsWorker, which pdf.js then uses), so that the
- * built-ins both replace are restored once (see NATIVE_BUILT_INS).
+ * they carry no source maps, which Node would otherwise parse and keep. In Node the "worker"
+ * runs on this thread: its module is loaded here too (it registers itself as
+ * globalThis.pdfjsWorker, which pdf.js then uses), so that the built-ins both replace are
+ * restored once (see NATIVE_BUILT_INS).
  */
 export const loadPdfJs = (): Promise<PdfJs> =>
   (pdfjs ??= importKeepingNativeBuiltIns(async () => {
-    const lib = (await import(MINIFIED_BUILD)) as PdfJs;
-    await import(MINIFIED_WORKER);
-    lib.GlobalWorkerOptions.workerSrc = pathToFileURL(require.resolve(MINIFIED_WORKER)).href;
+    // By file URL: the names are strings (for the types above), which no bundler resolves, and a
+    // parse thread's bundled code (a data: URL module) cannot resolve package names itself.
+    const [buildUrl, workerUrl] = [MINIFIED_BUILD, MINIFIED_WORKER].map((file) => pathToFileURL(require.resolve(file)).href);
+    const lib = (await import(buildUrl)) as PdfJs;
+    await import(workerUrl);
+    lib.GlobalWorkerOptions.workerSrc = workerUrl;
     return lib;
   }));
 

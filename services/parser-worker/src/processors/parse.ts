@@ -14,7 +14,7 @@ export interface ParseProcessorDeps {
   jobs: RecordedJobContext;
   records: RequestRecordStore;
   parsePool: ThreadPool;
-  /** Pages the process's OCR pool reads at once (PARSER_OCR_WORKERS). */
+  /** A job's share of the process's OCR workers (ocrShare). */
   ocrParallelism: number;
   allowPrivateNetworks: boolean;
   budgetMs: number;
