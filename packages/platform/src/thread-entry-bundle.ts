@@ -8,8 +8,9 @@ import type { Plugin } from 'esbuild';
  * thread ready to run: our TypeScript (the entry and the workspace packages it imports) compiled
  * by esbuild into one ES module, installed packages left as imports of their files. A thread then
  * loads no TypeScript loader: with tsx registered in it, each thread also ran tsx's hooks thread
- * (another V8 isolate) and kept tsx and its transforms, ~25 MB a thread idle; the parser's
- * benchmark peaked 579-611 MB with bundled parse threads against 671-682 MB (three runs each).
+ * (another V8 isolate) and kept tsx and its transforms. Two idle threads took 73 MB that way
+ * against 19 MB for two plain ones; the parser's benchmark peaked at 618-631 MB with bundled
+ * parse threads against 624-675 MB (three runs each; the peak moves by ±25 MB with timing).
  */
 const bundles = new Map<string, Promise<string>>();
 
