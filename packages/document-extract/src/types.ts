@@ -7,9 +7,11 @@ export type OutputFormat = 'plain' | 'markdown';
 export interface OcrEngine {
   /**
    * Recognise one image (PNG or JPEG bytes, already preprocessed). A job still queued when
-   * `signal` aborts is dropped (rejected); one already being read finishes.
+   * `signal` aborts is dropped (rejected); one already being read finishes. With `transfer`, the
+   * image's memory moves to the thread that reads it (the caller's buffer is left empty) instead
+   * of being copied: a page image is several MB.
    */
-  recognize(image: Buffer, options?: { dpi?: number; signal?: AbortSignal }): Promise<{ text: string; confidence: number }>;
+  recognize(image: Buffer, options?: { dpi?: number; signal?: AbortSignal; transfer?: boolean }): Promise<{ text: string; confidence: number }>;
   /** Images it reads at once (its workers): how many pages an extractor should keep in flight. */
   readonly parallelism: number;
   close(): Promise<void>;

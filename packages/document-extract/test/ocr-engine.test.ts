@@ -49,6 +49,20 @@ describe('createOcrEngine', () => {
     for (const event of events) expect(event.workers).toBeLessThanOrEqual(2);
   });
 
+  it("moves the image to its worker when asked to (the caller's buffer is left empty), copies it otherwise", async () => {
+    const png = await prepareForOcr(page);
+    const kept = Buffer.from(png);
+    await expect(ocr.recognize(kept)).resolves.toMatchObject({ text: expect.stringMatching(QUICK) });
+    expect(kept.equals(png)).toBe(true);
+    const given = Buffer.from(png);
+    await expect(ocr.recognize(given, { transfer: true })).resolves.toMatchObject({ text: expect.stringMatching(QUICK) });
+    expect(given.buffer.byteLength).toBe(0);
+    // A buffer cut from Node's shared pool cannot move without the rest of it: it is copied.
+    const pooled = Buffer.from('tiny');
+    await expect(ocr.recognize(pooled, { transfer: true })).rejects.toThrow();
+    expect(pooled.toString()).toBe('tiny');
+  });
+
   it('drops a queued job when its signal aborts, and stops idle workers', async () => {
     const seen: OcrWorkerEvent[] = [];
     const engine = await createOcrEngine({ workers: 1, idleTimeoutMs: 300, onWorkerEvent: (event) => seen.push(event) });

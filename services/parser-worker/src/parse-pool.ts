@@ -39,7 +39,8 @@ export function createParsePool(size: number, ocr: OcrEngine): ThreadPool {
     resourceLimits: { maxOldGenerationSizeMb: 1536, maxYoungGenerationSizeMb: PARSE_THREAD_YOUNG_GENERATION_MB },
     host: (request, signal) => {
       const { image, dpi } = request as OcrRequest;
-      return ocr.recognize(Buffer.from(image.buffer, image.byteOffset, image.byteLength), { dpi, signal });
+      // The image came from the parse thread, which gave it up: it moves on to the OCR worker as it is.
+      return ocr.recognize(Buffer.from(image.buffer, image.byteOffset, image.byteLength), { dpi, signal, transfer: true });
     },
   });
 }

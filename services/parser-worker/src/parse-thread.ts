@@ -32,9 +32,11 @@ export type ParseProgress = { kind: string } | { pagesDone: number; pagesTotal: 
  * every core and two at once share them, instead of one worker per job whatever the machine.
  */
 function sharedOcr(parallelism: number): OcrEngine {
+  // A buffer cut from Node's shared pool cannot move without the rest of the pool.
+  const spansItsBuffer = (image: Buffer) => image.byteOffset === 0 && image.byteLength === image.buffer.byteLength;
   return {
     parallelism,
-    recognize: (image, options) => callHost<OcrRequest, OcrReading>({ image, dpi: options?.dpi }),
+    recognize: (image, options) => callHost<OcrRequest, OcrReading>({ image, dpi: options?.dpi }, options?.transfer && spansItsBuffer(image) ? [image.buffer] : []),
     // The pool belongs to the process; the task's outstanding pages are dropped when it ends.
     close: async () => undefined,
   };

@@ -39,6 +39,7 @@ interface PoolWorker {
 interface Job {
   image: Buffer;
   dpi: number;
+  transfer: boolean;
   resolve: (result: { text: string; confidence: number }) => void;
   reject: (error: Error) => void;
 }
@@ -191,7 +192,11 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
         await pooled.worker.setParameters({ user_defined_dpi: String(job.dpi) });
         pooled.dpi = job.dpi;
       }
-      const { data } = await pooled.worker.recognize(job.image);
+      // tesseract.js copies a Buffer before sending it to its thread, and moves a plain Uint8Array
+      // that spans its ArrayBuffer there as it is (patches/tesseract.js@7.0.0.patch).
+      const { buffer, byteOffset, byteLength } = job.image;
+      const image = job.transfer && byteOffset === 0 && byteLength === buffer.byteLength ? new Uint8Array(buffer) : job.image;
+      const { data } = await pooled.worker.recognize(image as Buffer);
       pooled.jobs++;
       job.resolve({ text: data.text, confidence: data.confidence });
       // tesseract.js keeps a page's image and analysis until the next image replaces it, so the
@@ -235,6 +240,7 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
         const job: Job = {
           image,
           dpi,
+          transfer: opts?.transfer === true,
           resolve: (result) => {
             settled();
             resolve(result);
