@@ -217,10 +217,11 @@ rmSync(tmp, { recursive: true, force: true });
 
 // --- memory --------------------------------------------------------------------------------
 // The child gets the environment the image gives every service (ENV of infra/Dockerfile's last
-// stage): the allocator setting there changes the figure by ~150 MB.
+// stage): the allocator setting there changes the figure by ~150 MB. It starts as the service
+// does, through run.mjs (no module loader in the process).
 const dockerfile = readFileSync(path.join(repoRoot, 'infra/Dockerfile'), 'utf8');
 const imageEnv = Object.fromEntries([...dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')).matchAll(/^ENV\s+([A-Za-z_]\w*)=(\S+)/gm)].map((m) => [m[1], m[2]]));
-const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--rss-child'], { cwd: repoRoot, env: { ...process.env, ...imageEnv }, encoding: 'utf8', maxBuffer: 1 << 20 });
+const child = spawnSync(process.execPath, [path.join(repoRoot, 'packages/platform/src/run.mjs'), fileURLToPath(import.meta.url), '--rss-child'], { cwd: repoRoot, env: { ...process.env, ...imageEnv }, encoding: 'utf8', maxBuffer: 1 << 20 });
 if (child.status === 0) {
   const { files, concurrency, peakRssMb: rss, sampled, unexpected } = JSON.parse(child.stdout) as { files: number; concurrency: number; peakRssMb: number; sampled: { mb: number; files: string[] }; unexpected: string[] };
   console.log('');

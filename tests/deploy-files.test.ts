@@ -432,12 +432,13 @@ describe('docker-compose.yml', () => {
     for (const name of SERVICES) {
       const s = service(name);
       images.add(String(s.image));
-      // `pnpm --filter @gleaner/<name> start` runs `exec node --import tsx src/main.ts` in services/<name>
-      // (`exec`: the shell becomes node, so the signals pnpm forwards reach the service).
+      // `pnpm --filter @gleaner/<name> start` runs `exec node ../../packages/platform/src/run.mjs
+      // src/main.ts` in services/<name> (`exec`: the shell becomes node, so the signals pnpm
+      // forwards reach the service); the image runs the same files from the workspace root.
       const script = (JSON.parse(read(`services/${name}/package.json`)) as { scripts: { start: string } }).scripts.start;
-      expect(script).toMatch(/^exec /);
-      const start = script.replace(/^exec\s+/, '').split(/\s+/);
-      const expected = [...start.slice(0, -1), `services/${name}/${start.at(-1)}`];
+      expect(script).toMatch(/^exec node /);
+      const [node, ...files] = script.replace(/^exec\s+/, '').split(/\s+/);
+      const expected = [node, ...files.map((file) => path.posix.normalize(`services/${name}/${file}`))];
       expect([...entrypoint, ...(s.command as string[])]).toEqual(expected);
       expect(existsSync(path.join(REPO_ROOT, expected.at(-1)!))).toBe(true);
     }
@@ -578,7 +579,9 @@ describe('infra/Dockerfile', () => {
     expect(install).toMatch(/--frozen-lockfile/);
     expect(install).toMatch(/--prod\b/);
     for (const r of installs) expect(r).toMatch(/--prod\b/);
-    // tsx is what ENTRYPOINT imports: it must be a production dependency of the workspace root.
+    // ENTRYPOINT's run.mjs bundles with esbuild, a production dependency of @gleaner/platform; the
+    // operator CLI runs through tsx (`docker compose exec gateway node --import tsx scripts/gleaner-cli.ts`).
+    expect((JSON.parse(read('packages/platform/package.json')) as { dependencies: Record<string, string> }).dependencies.esbuild).toBeDefined();
     expect(ROOT_PACKAGE.dependencies.tsx).toBeDefined();
   });
 
@@ -598,7 +601,7 @@ describe('infra/Dockerfile', () => {
   it('starts services the way their start scripts do, from the workspace root', () => {
     const workdir = inStage(finalStage).filter((i) => i.keyword === 'WORKDIR').at(-1)?.args;
     expect(workdir).toBe('/app');
-    expect(jsonForm('ENTRYPOINT')).toEqual(['node', '--import', 'tsx']);
+    expect(jsonForm('ENTRYPOINT')).toEqual(['node', 'packages/platform/src/run.mjs']);
     const cmd = jsonForm('CMD');
     expect(cmd).toHaveLength(1);
     expect(cmd[0]).toMatch(/^services\/[a-z-]+\/src\/main\.ts$/);
@@ -641,6 +644,9 @@ describe('infra/Dockerfile', () => {
       // The operator CLI runs from the production tree (`docker compose exec gateway node --import tsx scripts/gleaner-cli.ts …`).
       const cli = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/gleaner-cli.ts'], { cwd: scratch, encoding: 'utf8' });
       expect({ status: cli.status, usage: cli.stdout.split('\n')[0], stderr: cli.stderr }).toEqual({ status: 0, usage: 'usage: gleaner <command>', stderr: '' });
+      // ENTRYPOINT's launcher bundles and runs a program there too (esbuild and its binary are in the tree).
+      const launched = spawnSync(process.execPath, ['packages/platform/src/run.mjs', 'scripts/gleaner-cli.ts'], { cwd: scratch, encoding: 'utf8' });
+      expect({ status: launched.status, usage: launched.stdout.split('\n')[0], stderr: launched.stderr }).toEqual({ status: 0, usage: 'usage: gleaner <command>', stderr: '' });
       // The word-extractor patch is applied in the image's tree.
       const filters = readFileSync(path.join(scratch, 'packages/document-extract/node_modules/word-extractor/lib/filters.js'), 'utf8');
       expect(filters).toContain('replaceTable[0x000C] = "\\f"');

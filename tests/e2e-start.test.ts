@@ -43,7 +43,7 @@ beforeAll(async () => {
   const line = await system.waitFor(/listening on http:\/\/[\d.]+:\d+/, 90_000);
   expect(line).toContain(String(port));
   // pnpm may run the script through a shell: the process wanted is node itself.
-  const node = processGroupMembers(system.child.pid!).filter((p) => /^\S*\bnode --import tsx scripts\/start-all\.ts$/.test(p.command));
+  const node = processGroupMembers(system.child.pid!).filter((p) => /^\S*\bnode packages\/platform\/src\/run\.mjs scripts\/start-all\.ts$/.test(p.command));
   expect(node).toHaveLength(1);
   startAll = node[0];
   healthUrl = `http://127.0.0.1:${healthPort}`;

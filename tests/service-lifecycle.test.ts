@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { serviceEnv } from './support/env.js';
-import { processGroupMembers, REPO_ROOT, startProcess, type ServiceProcess } from './support/processes.js';
+import { processGroupMembers, REPO_ROOT, RUN_PROGRAM, startProcess, type ServiceProcess } from './support/processes.js';
 import { freePort } from './support/redis-server.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { waitFor } from './support/webhook-receiver.js';
@@ -50,7 +50,7 @@ describe('pnpm --filter @gleaner/<service> start', () => {
     // own child, no shell in between to swallow the signal pnpm forwards.
     for (const { proc } of [gateway, worker]) {
       const members = processGroupMembers(proc.child.pid!);
-      const node = members.filter((p) => /(^|\/)node --import tsx src\/main\.ts$/.test(p.command));
+      const node = members.filter((p) => /(^|\/)node \.\.\/\.\.\/packages\/platform\/src\/run\.mjs src\/main\.ts$/.test(p.command));
       expect(node.map((p) => p.ppid)).toEqual([proc.child.pid]);
       expect(members.filter((p) => /^(\S*\/)?(ba|da)?sh\b/.test(p.command))).toEqual([]);
     }
@@ -68,7 +68,7 @@ describe('pnpm --filter @gleaner/<service> start', () => {
       // The services themselves logged the signal and finished every step in time.
       expect(proc.output()).toMatch(/"message":"shutting down".*"signal":"SIGTERM"/);
       expect(proc.output()).not.toMatch(/shutdown step failed|shutdown deadline reached|shutdown failed|ERR_PNPM/);
-      // tsx's esbuild helper ends when node has; nothing of the group stays behind.
+      // esbuild's service process (bundling at start) is gone too; nothing of the group stays behind.
       expect(await waitFor(() => processGroupMembers(proc.child.pid!), (members) => members.length === 0, 5_000)).toEqual([]);
     }
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
@@ -79,7 +79,7 @@ describe('pnpm --filter @gleaner/<service> start', () => {
 
 describe('a bad setting fails loudly at boot', () => {
   it('the gateway exits 1 with one JSON line on stderr naming every bad variable, and nothing else', async () => {
-    const outcome = await run(process.execPath, ['--import', 'tsx', 'services/gateway/src/main.ts'], {
+    const outcome = await run(process.execPath, [RUN_PROGRAM, 'services/gateway/src/main.ts'], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...env, PORT: 'abc', SYNC_WINDOW_MS: '-1' },
       timeout: 60_000,

@@ -1,4 +1,4 @@
-import { startProcess, type ServiceProcess } from './processes.js';
+import { RUN_PROGRAM, startProcess, type ServiceProcess } from './processes.js';
 import { freePort } from './redis-server.js';
 
 export interface GatewayProcess {
@@ -10,13 +10,13 @@ export interface GatewayProcess {
 }
 
 /**
- * The gateway as a real process (`node --import tsx services/gateway/src/main.ts`) on a free
+ * The gateway as a real process (`node packages/platform/src/run.mjs services/gateway/src/main.ts`) on a free
  * port, resolved once it logs `listening on`. `preloads` are extra `--import` modules (the
  * simulated internet of the SSRF tests).
  */
 export async function startGatewayProcess(env: Record<string, string>, preloads: string[] = []): Promise<GatewayProcess> {
   const port = await freePort();
-  const proc = startProcess(process.execPath, ['--import', 'tsx', ...preloads.flatMap((p) => ['--import', p]), 'services/gateway/src/main.ts'], { ...env, PORT: String(port) });
+  const proc = startProcess(process.execPath, [...preloads.flatMap((p) => ['--import', p]), RUN_PROGRAM, 'services/gateway/src/main.ts'], { ...env, PORT: String(port) });
   await proc.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/);
   return {
     url: `http://127.0.0.1:${port}`,

@@ -69,9 +69,12 @@ export function jsonLines(output: string): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** A service started the way operators do: `node --import tsx services/<name>/src/main.ts`. */
+/** What starts a program of ours (`node packages/platform/src/run.mjs <entry.ts>`), from the repository root. */
+export const RUN_PROGRAM = 'packages/platform/src/run.mjs';
+
+/** A service started the way operators do: `node packages/platform/src/run.mjs services/<name>/src/main.ts`. */
 export function startService(name: string, env: Record<string, string>): ServiceProcess {
-  return startProcess(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], env);
+  return startProcess(process.execPath, [RUN_PROGRAM, `services/${name}/src/main.ts`], env);
 }
 
 export interface GroupMember {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { REPO_ROOT, startProcess, type ServiceProcess } from './processes.js';
+import { REPO_ROOT, RUN_PROGRAM, startProcess, type ServiceProcess } from './processes.js';
 
 /** The `--import` module that gives a child process the simulated internet (see its header). */
 export const SIMULATED_INTERNET_PRELOAD = path.join(REPO_ROOT, 'tests/support/simulated-internet-preload.mjs');
@@ -18,5 +18,5 @@ export function simulatedInternetEnv(net: SimulatedInternet): Record<string, str
 
 /** A service process (`services/<name>/src/main.ts`) that resolves and connects through `net`. */
 export function startServiceOnSimulatedInternet(name: string, env: Record<string, string>, net: SimulatedInternet): ServiceProcess {
-  return startProcess(process.execPath, ['--import', 'tsx', '--import', SIMULATED_INTERNET_PRELOAD, `services/${name}/src/main.ts`], { ...env, ...simulatedInternetEnv(net) });
+  return startProcess(process.execPath, ['--import', SIMULATED_INTERNET_PRELOAD, RUN_PROGRAM, `services/${name}/src/main.ts`], { ...env, ...simulatedInternetEnv(net) });
 }
