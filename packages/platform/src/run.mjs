@@ -3,7 +3,7 @@
 // The entry and the modules of ours it imports are bundled by esbuild (own-code-bundle.mjs) and
 // run as one ES module; installed packages load as usual. Run by tsx instead (`node --import tsx
 // main.ts`), a service also keeps tsx, its transforms and its hooks thread (another V8 isolate):
-// ~30 MB more for each service process (the idle parser worker: 215 MB against 184-191 MB).
+// ~30 MB more for each service process (the idle parser worker: 215 MB against 183-186 MB).
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
