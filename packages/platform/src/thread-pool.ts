@@ -342,7 +342,9 @@ function settleHostCall(msg: HostReplyMessage): void {
 
 /**
  * From inside a thread served by `serveThreadTasks`: asks the pool's owner (its `host` option)
- * and resolves with the answer. `request` is copied (structured clone), unless listed in `transfer`.
+ * and resolves with the answer. `request` is copied (structured clone), except the buffers listed
+ * in `transfer`, which move to the owner, or are copied too when their memory cannot move (since
+ * Node 22 a native addon's buffer, such as sharp's output, cannot).
  */
 export function callHost<Request, Response>(request: Request, transfer: Transferable[] = []): Promise<Response> {
   const port = parentPort;
@@ -350,6 +352,18 @@ export function callHost<Request, Response>(request: Request, transfer: Transfer
   const id = ++lastHostCall;
   return new Promise<Response>((resolve, reject) => {
     hostCalls.set(id, { resolve: resolve as (value: unknown) => void, reject });
-    port.postMessage({ hostCall: id, request } satisfies HostCallMessage, transfer as never);
+    const message = { hostCall: id, request } satisfies HostCallMessage;
+    try {
+      try {
+        port.postMessage(message, transfer as never);
+      } catch (error) {
+        // Nothing was sent (postMessage checks the whole message first): copied this time.
+        if (transfer.length === 0 || (error as Error).name !== 'DataCloneError') throw error;
+        port.postMessage(message);
+      }
+    } catch (error) {
+      hostCalls.delete(id);
+      throw error;
+    }
   });
 }

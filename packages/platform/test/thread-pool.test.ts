@@ -147,8 +147,9 @@ describe('host calls', () => {
     entry: new URL('./fixtures/echo-thread.ts', import.meta.url),
     size: 2,
     host: async (request, signal) => {
-      const { n } = request as { n: number };
+      const { n, bytes } = request as { n: number; bytes?: Uint8Array };
       asked.push({ n, signal });
+      if (bytes) return bytes.reduce((sum, b) => sum + b, 0);
       if (n < 0) throw new RangeError('negative');
       // Answers slowly enough for a budget to run out first.
       if (n === 99) await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -163,6 +164,11 @@ describe('host calls', () => {
     expect(error).toBeInstanceOf(ThreadTaskError);
     expect((error as ThreadTaskError).remoteName).toBe('RangeError');
     expect((error as ThreadTaskError).message).toBe('negative');
+  });
+
+  it('moves the buffers a host call lists to transfer instead of copying them', async () => {
+    // The owner got all 1000 bytes (of 7 each); none are left in the thread.
+    expect(await hosting.run({ op: 'host-moved', n: 1000 }, 5_000)).toEqual({ answer: 7000, leftHere: 0 });
   });
 
   it('aborts the host call of a task whose thread was replaced, and keeps serving', async () => {
