@@ -91,6 +91,12 @@ export const threadExecArgv: readonly string[] = process.execArgv.filter((arg, i
 });
 
 /**
+ * Whether `view` has its ArrayBuffer to itself, so that the buffer may be listed to move to another
+ * thread: a small Buffer is a slice of Node's shared pool, which must not move with it.
+ */
+export const spansItsBuffer = (view: ArrayBufferView): boolean => view.byteOffset === 0 && view.byteLength === view.buffer.byteLength;
+
+/**
  * A fixed pool of worker threads for CPU-heavy work (HTML parsing, PDF, OCR preprocessing), so the
  * event loop of a BullMQ worker stays free to renew job locks. Each task has a time budget, counted
  * from when a loaded thread takes it: a thread that overruns it is terminated (the only way to

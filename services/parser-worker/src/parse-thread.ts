@@ -1,6 +1,6 @@
 // The thread-pool module alone: the package's index would load Redis, logging and metrics
 // clients into every thread (~16 MB each, unused here).
-import { callHost, releaseDeadBuffers, serveThreadTasks } from '@gleaner/platform/threads';
+import { callHost, releaseDeadBuffers, serveThreadTasks, spansItsBuffer } from '@gleaner/platform/threads';
 import { parseDocument, type OcrEngine, type OutputFormat } from '@gleaner/document-extract';
 import type { OcrReading, OcrRequest } from './parse-pool.js';
 
@@ -32,8 +32,6 @@ export type ParseProgress = { kind: string } | { pagesDone: number; pagesTotal: 
  * every core and two at once share them, instead of one worker per job whatever the machine.
  */
 function sharedOcr(parallelism: number): OcrEngine {
-  // A buffer cut from Node's shared pool cannot move without the rest of the pool.
-  const spansItsBuffer = (image: Buffer) => image.byteOffset === 0 && image.byteLength === image.buffer.byteLength;
   return {
     parallelism,
     recognize: (image, options) => callHost<OcrRequest, OcrReading>({ image, dpi: options?.dpi }, options?.transfer && spansItsBuffer(image) ? [image.buffer] : []),

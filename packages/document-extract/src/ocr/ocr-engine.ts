@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { threadExecArgv } from '@gleaner/platform/threads';
+import { spansItsBuffer, threadExecArgv } from '@gleaner/platform/threads';
 import type { OcrEngine } from '../types.js';
 import { englishDataPath } from './language-data.js';
 
@@ -194,8 +194,7 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
       }
       // tesseract.js copies a Buffer before sending it to its thread, and moves a plain Uint8Array
       // that spans its ArrayBuffer there as it is (patches/tesseract.js@7.0.0.patch).
-      const { buffer, byteOffset, byteLength } = job.image;
-      const image = job.transfer && byteOffset === 0 && byteLength === buffer.byteLength ? new Uint8Array(buffer) : job.image;
+      const image = job.transfer && spansItsBuffer(job.image) ? new Uint8Array(job.image.buffer) : job.image;
       const { data } = await pooled.worker.recognize(image as Buffer);
       pooled.jobs++;
       job.resolve({ text: data.text, confidence: data.confidence });
