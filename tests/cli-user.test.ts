@@ -170,7 +170,8 @@ describe('progress of a long document parsed through the server', () => {
 
   it('shows pages done/total on stderr while the server works, then prints only the text on stdout', async () => {
     const cli = startProcess('pnpm', ['--silent', 'gleaner', 'parse', 'http://127.0.0.1:9/annual-report.pdf'], { GLEANER_URL: h.url, GLEANER_API_KEY: account.apiKey });
-    const exited = new Promise<number | null>((resolve) => cli.child.once('exit', (code) => resolve(code)));
+    // 'close': the exit code once all of stdout and stderr has been read.
+    const exited = new Promise<number | null>((resolve) => cli.child.once('close', (code) => resolve(code)));
     const streams = { stdout: '', stderr: '' };
     cli.child.stdout!.on('data', (chunk: Buffer) => (streams.stdout += chunk.toString()));
     cli.child.stderr!.on('data', (chunk: Buffer) => (streams.stderr += chunk.toString()));

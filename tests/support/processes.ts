@@ -39,7 +39,8 @@ export function startProcess(command: string, args: string[], env: Record<string
       if (m) return Promise.resolve(m[0]);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern} in output:\n${buffer.slice(-3000)}`)), timeoutMs);
-        child.once('exit', (code) => {
+        // 'close', not 'exit': output still in the pipe when the process exits is read first.
+        child.once('close', (code) => {
           clearTimeout(timer);
           reject(new Error(`process exited (${code}) before printing ${pattern}:\n${buffer.slice(-3000)}`));
         });
