@@ -116,8 +116,19 @@ describe('extractImage: hostile and unusual input', () => {
     expect(percentile(0.5)).toBeLessThan(140);
     expect(percentile(0.01)).toBeLessThan(40);
     const tooLarge = await decodeHeicGray(heic, 1_000_000);
-    expect(tooLarge).toEqual({ width: 3024, height: 4032, gray: null });
+    expect(tooLarge).toEqual({ width: 3024, height: 4032, gray: null, byTiles: false });
     await expect(decodeHeicGray(Buffer.from('not an image at all, only a few words'), 100_000_000)).rejects.toThrow(/not a HEIC image/);
+  }, 60_000);
+
+  it('reads a turned grid photo tile by tile to the greys of the whole image, byte for byte', async () => {
+    // The corpus's iPhone photo: 6x8 tiles of 512 pixels (a 4032x3024 grid turned upright), whose
+    // overhang (48 pixels) lies on the leading edge once turned.
+    for (const bytes of [read('image/IMG_6839.heic'), readFileSync(new URL('./fixtures/bands-10bit.heic', import.meta.url))]) {
+      const [tiled, whole] = await Promise.all([decodeHeicGray(bytes, 100_000_000), decodeHeicGray(bytes, 100_000_000, { byTiles: false })]);
+      expect([tiled.byTiles, whole.byTiles]).toEqual([true, false]);
+      expect([tiled.width, tiled.height]).toEqual([whole.width, whole.height]);
+      expect(Buffer.compare(Buffer.from(tiled.gray!), Buffer.from(whole.gray!))).toBe(0);
+    }
   }, 60_000);
 
   it('decodes 10-bit HEIC to the same greys as 8-bit, and puts transparent pixels on white', async () => {
@@ -128,6 +139,8 @@ describe('extractImage: hostile and unusual input', () => {
     const tenBit = await decodeHeicGray(fixture('bands-10bit.heic'), 100_000_000);
     expectGreyBands(bands(tenBit, 16));
     const withAlpha = await decodeHeicGray(fixture('bands-alpha.heic'), 100_000_000);
+    // Alpha lies outside the colour tiles: such an image is decoded whole.
+    expect(withAlpha.byTiles).toBe(false);
     expectGreyBands(bands(withAlpha, 4));
     expect(bands(withAlpha, 28)).toEqual([255, 255, 255, 255]);
   }, 30_000);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
@@ -115,6 +116,15 @@ describe('createOcrEngine', () => {
     // A job already running finishes; new ones are refused.
     await expect(pending).resolves.toMatchObject({ text: expect.stringMatching(QUICK) });
     await expect(engine.recognize(Buffer.alloc(1))).rejects.toThrow(/closed/);
+  });
+
+  it("gives its workers tesseract.js's LSTM-only core (our patch of its core choice)", async () => {
+    // What the worker script asks for with the LSTM_ONLY engine mode that startWorker uses.
+    const fromTesseract = createRequire(createRequire(import.meta.url).resolve('tesseract.js'));
+    const getCore = fromTesseract('./worker-script/node/getCore.js') as (lstmOnly: boolean, corePath: undefined, res: { progress: () => void }) => Promise<unknown>;
+    const core = await getCore(true, undefined, { progress: () => undefined });
+    const lstmOnlyCores = ['relaxedsimd-lstm', 'simd-lstm', 'lstm'].map((build) => fromTesseract(`tesseract.js-core/tesseract-core-${build}`));
+    expect(lstmOnlyCores).toContain(core);
   });
 });
 
