@@ -34,10 +34,10 @@ const [heif_channel_R, heif_channel_G, heif_channel_B] = [3, 4, 5];
 
 /**
  * The first top-level image (the one heic-decode reads), grey, decoded one grid tile at a time
- * with its rotation and mirroring applied; null when it takes the whole-image path: no alpha, a
- * size that is the coded grid's (turned or not), and each grid overhang (the part of the last
- * tiles past the image's edge) less than a tile. A file libheif cannot read takes that path too,
- * which reports why.
+ * with its rotation and mirroring applied. Null, for the whole-image path, unless the image has
+ * no alpha, the size of the coded grid (turned or not), and grid overhangs (the part of the last
+ * tiles past the image's edge) of less than a tile. A file libheif cannot read takes that path
+ * too, which says why.
  */
 function decodeByTiles(bytes, maxPixels) {
   const heif = libheif;
