@@ -69,7 +69,7 @@ function decodeByTiles(bytes, maxPixels) {
     const coded = tiling(0, CODED_TILING);
     if (!shown || !coded || shown.imageWidth !== width || shown.imageHeight !== height) return null;
     // Rotation and mirroring only move the grid's overhang to the leading edge, which libheif
-    // flags with a non-zero offset (1.19 gives the tile's size less the overhang, where its
+    // flags with a non-zero offset (1.23 gives the tile's size less the overhang, where its
     // header describes the overhang itself); a crop would also change the size.
     const turned = shown.imageWidth === coded.imageHeight && shown.imageHeight === coded.imageWidth;
     if (!turned && (shown.imageWidth !== coded.imageWidth || shown.imageHeight !== coded.imageHeight)) return null;
