@@ -96,3 +96,36 @@ export function flateBombPdf(head: string, unit: string, times: number, pages = 
     ...pageIds.map(() => `<< ${PAGE} /Contents 4 0 R >>`),
   ]);
 }
+
+export interface PlacedImage {
+  /** One byte a pixel (0 black) for 8 bits a component, rows packed to bytes for 1. */
+  pixels: Buffer;
+  width: number;
+  height: number;
+  bitsPerComponent: 1 | 8;
+  /** Opacity, one byte a pixel (a soft mask). */
+  softMask?: Buffer;
+  /** The `cm` placing the image's unit square on the page. */
+  matrix: number[];
+  mediaBox: [number, number];
+  /** The page's /Rotate. */
+  rotate?: number;
+  /** Content drawn after the image (a line, a box). */
+  extra?: string;
+}
+
+/** A one-page PDF painting one DeviceGray image XObject where `matrix` puts it: a scan, as scanners write them. */
+export function imagePdf(image: PlacedImage): Buffer {
+  const stream = (dict: string, data: Buffer) => Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+  const content = `q ${image.matrix.join(' ')} cm /Im1 Do Q ${image.extra ?? ''}`;
+  const size = `/Width ${image.width} /Height ${image.height} /ColorSpace /DeviceGray`;
+  return assemblePdf([
+    '',
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${image.mediaBox.join(' ')}] /Rotate ${image.rotate ?? 0} /Resources << /XObject << /Im1 5 0 R >> >> /Contents 4 0 R >>`,
+    stream('', Buffer.from(content, 'latin1')),
+    stream(`/Type /XObject /Subtype /Image ${size} /BitsPerComponent ${image.bitsPerComponent}${image.softMask ? ' /SMask 6 0 R' : ''}`, image.pixels),
+    ...(image.softMask ? [stream(`/Type /XObject /Subtype /Image ${size} /BitsPerComponent 8`, image.softMask)] : []),
+  ]);
+}

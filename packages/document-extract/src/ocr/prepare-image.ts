@@ -21,10 +21,11 @@ export function openImage(input: Buffer, options: SharpOptions = {}): Sharp {
 /** EXIF orientation applied, transparency put on white, reduced to one grey channel. */
 export function decodeGray(image: Sharp): Promise<GrayRaster> {
   // A bare rotate() must come first: sharp keeps only one rotation per pipeline besides it.
-  return toRaster(image.rotate());
+  return toGrayRaster(image.rotate());
 }
 
-async function toRaster(image: Sharp): Promise<GrayRaster> {
+/** The pipeline's output with transparency put on white, as one grey channel. */
+export async function toGrayRaster(image: Sharp): Promise<GrayRaster> {
   const { data, info } = await image.flatten({ background: '#ffffff' }).toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
   if (info.channels !== 1) throw new Error(`expected one grey channel, got ${info.channels}`);
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
@@ -78,7 +79,7 @@ export async function renderForOcr(raster: GrayRaster, rotateDegrees: number, sc
   if (angle !== 0) pipeline = pipeline.rotate(angle, { background: '#ffffff' });
   // Arbitrary-angle rotation changes the size, so the resize needs the rotated image's pixels.
   if (Math.abs(scale - 1) > 0.01) {
-    const rotated = angle === 0 ? raster : await toRaster(pipeline);
+    const rotated = angle === 0 ? raster : await toGrayRaster(pipeline);
     const width = Math.round(rotated.width * scale);
     pipeline = rasterInput(rotated).resize({ width, kernel: 'lanczos3' });
   }

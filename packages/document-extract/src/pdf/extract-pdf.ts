@@ -2,7 +2,7 @@ import { DocumentError } from '../errors.js';
 import type { UprightText } from '../ocr/recognize-upright.js';
 import type { ExtractedDocument, ExtractOptions } from '../types.js';
 import { openPdf } from './open-pdf.js';
-import { recognizeRendered, renderPage } from './page-ocr.js';
+import { readScanImage, recognizeRendered, renderPage } from './page-ocr.js';
 import { layoutPage, type TextBlock } from './page-layout.js';
 import { choosePageReading, documentTraits, fetchPage, type FetchedPage } from './read-page.js';
 import { headingLevels, markdownBlock, plainBlock } from './render-text.js';
@@ -66,10 +66,11 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
       }
       let result: PageResult;
       try {
-        const reading = await choosePageReading(fetched, traits, pdf.pdfjs.OPS);
+        const reading = await choosePageReading(fetched, traits, pdf.pdfjs);
         if (reading.ocr && opts.ocr) {
-          // Rendered while the page is loaded; read while the next pages are.
-          result = { kind: 'ocr', reading: recognizeRendered(await renderPage(fetched.page), opts.ocr, { upright: reading.upright }), reason: reading.ocr };
+          // Rendered (or its scan taken) while the page is loaded; read while the next pages are.
+          const pixels = (reading.scan && (await readScanImage(fetched.page, reading.scan))) || (await renderPage(fetched.page));
+          result = { kind: 'ocr', reading: recognizeRendered(pixels, opts.ocr, { upright: reading.upright }), reason: reading.ocr };
         } else {
           if (reading.ocr) notes.push(`page ${n}: needs OCR (${reading.ocr}), which is not available; its text layer was used`);
           else if (reading.note) notes.push(`page ${n}: ${reading.note}`);

@@ -1,6 +1,6 @@
 import { formRuns } from './form-fields.js';
 import { holdsOversizedImage, MAX_EMBEDDED_IMAGE_PIXELS, type OpenedPdf, type PdfJs, type PdfPage } from './open-pdf.js';
-import { inspectDrawing } from './page-operators.js';
+import { inspectDrawing, type PaintedImage } from './page-operators.js';
 import { structureRoles } from './structure-roles.js';
 import { judgeText } from './text-quality.js';
 import { textRuns, type PageRuns } from './text-runs.js';
@@ -60,6 +60,8 @@ export interface PageReading {
    * character map. Its rendering is read as is, without the skew and orientation analysis.
    */
   upright?: boolean;
+  /** The page paints nothing but this image (a scan): OCR reads it instead of a rendering. */
+  scan?: PaintedImage;
   note?: string;
 }
 
@@ -69,23 +71,24 @@ export interface PageReading {
  * without text or images are blank, not scans, unless the file holds an image too large to decode
  * (it is not drawn): such a page is noted, since a scan on it may be what is missing.
  */
-export async function choosePageReading({ page, runs }: FetchedPage, traits: DocumentTraits, OPS: PdfJs['OPS']): Promise<PageReading> {
+export async function choosePageReading({ page, runs }: FetchedPage, traits: DocumentTraits, pdfjs: Pick<PdfJs, 'OPS' | 'Util'>): Promise<PageReading> {
   const verdict = judgeText([...runs.upright, ...runs.rotated].map((r) => r.str));
   if (verdict === 'good') return { ocr: null };
   // The operator list is built once: rendering for OCR reuses it.
-  const drawing = await inspectDrawing(page, OPS);
+  const drawing = await inspectDrawing(page, pdfjs);
+  const scan = drawing.soleImage ?? undefined;
   if (verdict === 'unreadable') {
     // Visible text and no picture: typeset, so upright and straight. A scan with a garbage OCR
     // layer (images) may lie any way round and is analysed as scans are.
-    return { ocr: 'text without a usable character mapping', upright: drawing.images === 0 && drawing.visibleText > 0 };
+    return { ocr: 'text without a usable character mapping', upright: drawing.images === 0 && drawing.visibleText > 0, scan };
   }
   if (verdict === 'none') {
-    if (drawing.images > 0) return { ocr: 'no text layer' };
+    if (drawing.images > 0) return { ocr: 'no text layer', scan };
     if (traits.oversizedImage) {
       const limit = `${MAX_EMBEDDED_IMAGE_PIXELS / 1e6} megapixels`;
       return { ocr: null, note: `no text found; the file holds an image over ${limit}, which is skipped to bound memory, so a scan on this page may not have been read` };
     }
     return { ocr: null };
   }
-  return { ocr: drawing.invisibleText > 0 && drawing.visibleText === 0 ? 'only an invisible text layer' : null };
+  return drawing.invisibleText > 0 && drawing.visibleText === 0 ? { ocr: 'only an invisible text layer', scan } : { ocr: null };
 }
