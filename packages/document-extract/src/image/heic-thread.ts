@@ -12,7 +12,7 @@ export interface DecodedGray {
 /**
  * Decodes a HEIC image to one grey channel in a thread of its own. libheif runs in WebAssembly,
  * whose memory only grows and is kept for as long as the module lives; with the compiled decoder
- * and V8's compile memory, a thread takes ~70 MB for a 12-megapixel photo read one grid tile at a
+ * and V8's compile memory, a thread takes ~56 MB for a 12-megapixel photo read one grid tile at a
  * time (more decoded whole, as images the tiles cannot give exactly are, and every image with
  * `byTiles: false`: see heic-decode-thread.mjs). A short-lived thread gives it all back as
  * soon as the image is read; only the grey pixels come back, moved rather than copied.
