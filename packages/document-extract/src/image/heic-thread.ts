@@ -20,17 +20,15 @@ export interface DecodedGray {
 export function decodeHeicGray(bytes: Buffer, maxPixels: number, { byTiles = true }: { byTiles?: boolean } = {}): Promise<DecodedGray> {
   return new Promise((resolve, reject) => {
     const thread = new Worker(new URL('./heic-decode-thread.mjs', import.meta.url), { workerData: { bytes, maxPixels, byTiles } });
-    let settled = false;
-    thread.once('message', (decoded: DecodedGray) => {
-      settled = true;
-      resolve(decoded);
-    });
-    thread.once('error', (error) => {
-      settled = true;
-      reject(error);
-    });
+    let decoded: DecodedGray | null = null;
+    let failure: Error | null = null;
+    thread.once('message', (message: DecodedGray) => (decoded = message));
+    thread.once('error', (error) => (failure = error));
+    // Settled once the thread is gone, its memory with it, rather than as the pixels arrive: the
+    // caller's next steps copy them while the decoder would still be tearing down.
     thread.once('exit', (code) => {
-      if (!settled) reject(new Error(`the HEIC decoder stopped with exit code ${code}`));
+      if (decoded) resolve(decoded);
+      else reject(failure ?? new Error(`the HEIC decoder stopped with exit code ${code}`));
     });
   });
 }
