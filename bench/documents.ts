@@ -1,7 +1,7 @@
 /**
  * Document extraction speed, side by side in one run, over the corpus's real files:
  *   text PDFs   extractPdf pages/s  vs  poppler's pdftotext (default mode) on the same files
- *   OCR         on the same prepared PNGs, like with like: latency with one worker against native
+ *   OCR         on the same prepared images (PBM or PNG), like with like: latency with one worker against native
  *               tesseract (LSTM, PSM 3, OMP_THREAD_LIMIT=1) one page at a time, and throughput of
  *               our pool of N workers against N native processes at once (N = cores); plus
  *               extractImage end to end
@@ -155,12 +155,13 @@ const { extractImage } = await import('../packages/document-extract/src/image/in
 const ocrImages = ['phototest.tif', 'testocr.jpg', '8071_093.3B.tif', 'meditations.jpg', 'testRotated+10.png'].map((f) => `image/${f}`);
 const prepared = await Promise.all(ocrImages.map((f) => prepareForOcr(read(f))));
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'gleaner-bench-'));
-const pngPaths = prepared.map((png, i) => {
-  const file = path.join(tmp, `page-${i}.png`);
-  writeFileSync(file, png);
+const pagePaths = prepared.map((image, i) => {
+  // Two-tone pages are prepared as PBM (one bit a pixel), photos as PNG.
+  const file = path.join(tmp, `page-${i}.${image.subarray(0, 2).toString('latin1') === 'P4' ? 'pbm' : 'png'}`);
+  writeFileSync(file, image);
   return file;
 });
-console.log(`\nOCR: ${ocrImages.length} corpus images, prepared once (grey, enlarged towards 300 DPI), same PNGs for both`);
+console.log(`\nOCR: ${ocrImages.length} corpus images, prepared once (enlarged towards 300 DPI, two-tone ones thresholded), the same files for both`);
 
 const nativeInstalled = installed('tesseract');
 // Like with like: native tesseract also gets our model (tessdata best_int, what tesseract.js
@@ -174,7 +175,7 @@ const nativeEnv = { ...process.env, OMP_THREAD_LIMIT: '1' };
 async function nativeRun(parallel: number, tessdata: string | null): Promise<number> {
   const args = (file: string) => [...(tessdata ? ['--tessdata-dir', tessdata] : []), file, 'stdout', '--oem', '1', '--psm', '3', '--dpi', '300', '-l', 'eng'];
   const [, seconds] = await timed(async () => {
-    const queue = [...pngPaths];
+    const queue = [...pagePaths];
     const lane = async () => {
       for (let file = queue.shift(); file; file = queue.shift()) {
         await new Promise<void>((resolve, reject) => execFile('tesseract', args(file), { env: nativeEnv }, (error) => (error ? reject(error) : resolve())));
@@ -190,7 +191,7 @@ for (const workers of [1, cores]) {
   const engine = await createOcrEngine({ workers });
   // Warm-up: WASM compile, and every worker started.
   await Promise.all(Array.from({ length: workers }, () => engine.recognize(prepared[0])));
-  const [, ours] = await timed(() => Promise.all(prepared.map((png) => engine.recognize(png, { dpi: 300 }))));
+  const [, ours] = await timed(() => Promise.all(prepared.map((image) => engine.recognize(image, { dpi: 300 }))));
   await engine.close();
   console.log(workers === 1 ? '  latency: 1 worker / 1 process, one page at a time' : `  throughput: ${workers} workers / ${workers} processes at once`);
   console.log(`    tesseract.js (our pool)                 ${perPage(ours)}`);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { createLazyOcrEngine, createOcrEngine, prepareForOcr, type OcrWorkerEvent } from '../src/ocr/index.js';
-import { decodeGray, openImage } from '../src/ocr/prepare-image.js';
+import { decodeGray, openImage, renderForOcr } from '../src/ocr/prepare-image.js';
 import { recognizeUpright } from '../src/ocr/recognize-upright.js';
 import type { OcrEngine } from '../src/types.js';
 
@@ -128,9 +128,67 @@ describe('createOcrEngine', () => {
   });
 });
 
+/** A PBM's size and its rows of bits (1 = ink), one string of 0s and 1s a row. */
+function readPbm(pbm: Buffer): { width: number; height: number; rows: string[] } {
+  const header = /^P4\n(\d+) (\d+)\n/.exec(pbm.subarray(0, 32).toString('latin1'));
+  if (!header) throw new Error('not a binary PBM');
+  const [width, height] = [Number(header[1]), Number(header[2])];
+  const rowBytes = (width + 7) >> 3;
+  const bits = pbm.subarray(header[0].length);
+  expect(bits.length).toBe(rowBytes * height);
+  const rows = Array.from({ length: height }, (_, y) =>
+    Array.from(bits.subarray(y * rowBytes, (y + 1) * rowBytes), (byte) => byte.toString(2).padStart(8, '0')).join('').slice(0, width),
+  );
+  return { width, height, rows };
+}
+
 describe('prepareForOcr', () => {
-  it('gives a one-channel PNG, enlarged towards 300 DPI, with a white border', async () => {
-    const meta = await sharp(await prepareForOcr(page)).metadata();
+  it('gives a two-tone page as one bit a pixel (PBM), enlarged towards 300 DPI, with a white border', async () => {
+    const { width, height, rows } = readPbm(await prepareForOcr(page));
+    expect(width).toBeGreaterThan(1500);
+    expect(height).toBeGreaterThan(1000);
+    for (const row of [...rows.slice(0, 12), ...rows.slice(-12)]) expect(row).not.toContain('1');
+    const ink = rows.join('').split('1').length - 1;
+    // Text: a few per cent of the page is ink, not none and not all.
+    expect(ink / (width * height)).toBeGreaterThan(0.01);
+    expect(ink / (width * height)).toBeLessThan(0.2);
+  });
+
+  /** A 200x100 grey image, its left half at `left`, its right half at `right`, as a PNG. */
+  const halves = (left: number, right: number) => {
+    const greys = Buffer.alloc(200 * 100);
+    for (let y = 0; y < 100; y++) greys.fill(left, y * 200, y * 200 + 100).fill(right, y * 200 + 100, (y + 1) * 200);
+    return sharp(greys, { raw: { width: 200, height: 100, channels: 1 } }).png().toBuffer();
+  };
+
+  it('marks the ink, and only the ink, as 1', async () => {
+    const { rows, width } = readPbm(await prepareForOcr(await halves(20, 235)));
+    // Enlarged 4x (at most, towards 1,800 pixels wide) inside a 12-pixel border: the dark half
+    // spans 12 to 412, give or take the resampled edge.
+    expect(width).toBe(800 + 24);
+    const middle = rows[Math.floor(rows.length / 2)];
+    expect(middle.slice(0, 12)).toBe('0'.repeat(12));
+    expect(middle.slice(14, 410)).toBe('1'.repeat(396));
+    expect(middle.slice(414)).toBe('0'.repeat(width - 414));
+  });
+
+  it('thresholds a page that needs no turn or resize as it is, inside the border', async () => {
+    const raster = await decodeGray(openImage(await halves(20, 235)));
+    const { width, height, rows } = readPbm(await renderForOcr(raster, 0, 1));
+    expect([width, height]).toEqual([224, 124]);
+    const inked = '0'.repeat(12) + '1'.repeat(100) + '0'.repeat(112);
+    expect(rows).toEqual([...Array(12).fill('0'.repeat(224)), ...Array(100).fill(inked), ...Array(12).fill('0'.repeat(224))]);
+  });
+
+  it('keeps a faded image grey (a PNG): its greys are all mid-tones', async () => {
+    const meta = await sharp(await prepareForOcr(await halves(90, 170))).metadata();
+    expect(meta.format).toBe('png');
+    expect(meta.channels).toBe(1);
+  });
+
+  it('keeps a photo (mostly mid-tones) grey: a one-channel PNG', async () => {
+    const photo = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 30 } } }).jpeg().toBuffer();
+    const meta = await sharp(await prepareForOcr(photo)).metadata();
     expect(meta.format).toBe('png');
     expect(meta.channels).toBe(1);
     expect(meta.width).toBeGreaterThan(1500);

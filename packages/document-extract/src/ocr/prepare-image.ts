@@ -12,6 +12,13 @@ const MAX_UPSCALE = 4;
 const LOW_CONTRAST_RANGE = 140;
 /** Tesseract misses text that touches the edge of the image. */
 const BORDER = 12;
+/**
+ * Pages with at most this share of mid-tones go to tesseract as one bit a pixel. Scans and rendered
+ * PDF pages of the corpus have 0-8 % (anti-aliased or resampled edges), a phone photo of a receipt 69 %.
+ */
+const MAX_TWO_TONE_MIDTONES = 0.2;
+/** Grey levels that are neither ink nor paper. */
+const MIDTONES = { from: 48, to: 208 };
 
 /** A sharp pipeline for untrusted input: pixel-limited, failing on corrupt data. */
 export function openImage(input: Buffer, options: SharpOptions = {}): Sharp {
@@ -57,11 +64,15 @@ export function upscaleFactor(width: number, linePitch: number | null): number {
   return Math.min(MAX_UPSCALE, Math.max(1, factor));
 }
 
-function lowContrast(raster: GrayRaster): boolean {
-  // 1st and 99th percentiles, so that a few specks do not count as contrast.
+function histogram(raster: GrayRaster): Uint32Array {
   const hist = new Uint32Array(256);
   for (let i = 0; i < raster.data.length; i++) hist[raster.data[i]]++;
-  const cut = raster.data.length * 0.01;
+  return hist;
+}
+
+function lowContrast(hist: Uint32Array, pixels: number): boolean {
+  // 1st and 99th percentiles, so that a few specks do not count as contrast.
+  const cut = pixels * 0.01;
   let low = 0;
   for (let acc = 0; low < 255 && (acc += hist[low]) < cut; ) low++;
   let high = 255;
@@ -69,21 +80,87 @@ function lowContrast(raster: GrayRaster): boolean {
   return high - low < LOW_CONTRAST_RANGE;
 }
 
+function midtoneShare(hist: Uint32Array, pixels: number): number {
+  let midtones = 0;
+  for (let level = MIDTONES.from; level <= MIDTONES.to; level++) midtones += hist[level];
+  return midtones / pixels;
+}
+
 /**
- * The PNG tesseract gets: turned by `rotateDegrees` (clockwise; any angle, the corners filled
+ * The grey level that splits the histogram into two classes of least variance within them
+ * (Otsu's method): levels below it are ink. Tesseract thresholds a page this way by default.
+ */
+function otsuThreshold(hist: Uint32Array, pixels: number): number {
+  let sum = 0;
+  for (let level = 0; level < 256; level++) sum += level * hist[level];
+  let [dark, darkSum, best, threshold] = [0, 0, -1, 128];
+  for (let level = 0; level < 255; level++) {
+    dark += hist[level];
+    darkSum += level * hist[level];
+    const light = pixels - dark;
+    if (dark === 0 || light === 0) continue;
+    const gap = darkSum / dark - (sum - darkSum) / light;
+    const between = dark * light * gap * gap;
+    if (between > best) [best, threshold] = [between, level + 1];
+  }
+  return threshold;
+}
+
+/**
+ * A binary PBM (P4) of the raster inside a white border of `BORDER` pixels: rows of one bit a
+ * pixel, 1 for ink (below `threshold`), each row padded to a byte.
+ */
+function toPbm(raster: GrayRaster, threshold: number): Buffer {
+  const { data, width, height } = raster;
+  const [fileWidth, fileHeight] = [width + 2 * BORDER, height + 2 * BORDER];
+  const header = Buffer.from(`P4\n${fileWidth} ${fileHeight}\n`, 'latin1');
+  const rowBytes = (fileWidth + 7) >> 3;
+  // Zeroed (white), and not from Buffer's shared pool: the file must have its memory to itself to
+  // move to the OCR worker.
+  const pbm = Buffer.alloc(header.length + rowBytes * fileHeight);
+  header.copy(pbm);
+  for (let y = 0; y < height; y++) {
+    const [row, out] = [y * width, header.length + (y + BORDER) * rowBytes];
+    for (let x = 0; x < width; x++) {
+      if (data[row + x] < threshold) pbm[out + ((x + BORDER) >> 3)] |= 0x80 >> ((x + BORDER) & 7);
+    }
+  }
+  return pbm;
+}
+
+/**
+ * The image tesseract gets: turned by `rotateDegrees` (clockwise; any angle, the corners filled
  * white), resized by `scale`, contrast stretched when the image is faded, and a white border.
+ * A page with few mid-tones (a scan, a rendered PDF page) is thresholded as tesseract would
+ * threshold it itself for its layout analysis, and sent as a PBM of one bit a pixel: tesseract's
+ * WebAssembly heap, which never shrinks, then does not hold the grey page beside its binary copy
+ * (24 MB after an A4 page instead of 43 MB), and the corpus's scans and rendered pages read the
+ * same (word F1 within 0.002). Photos stay grey (PNG): tesseract's recogniser reads their greys
+ * better than any one threshold (the corpus's receipt photo: word F1 0.667 against 0.650).
  */
 export async function renderForOcr(raster: GrayRaster, rotateDegrees: number, scale: number): Promise<Buffer> {
-  let pipeline = rasterInput(raster);
+  const hist = histogram(raster);
+  const pixels = raster.data.length;
+  const twoTone = midtoneShare(hist, pixels) <= MAX_TWO_TONE_MIDTONES;
   const angle = ((rotateDegrees % 360) + 360) % 360;
+  const resize = Math.abs(scale - 1) > 0.01;
+  const stretch = lowContrast(hist, pixels);
+  // A page rendered at 300 DPI, or a straight scan: thresholded as it is, without another copy.
+  if (twoTone && angle === 0 && !resize && !stretch) return toPbm(raster, otsuThreshold(hist, pixels));
+
+  let pipeline = rasterInput(raster);
   if (angle !== 0) pipeline = pipeline.rotate(angle, { background: '#ffffff' });
   // Arbitrary-angle rotation changes the size, so the resize needs the rotated image's pixels.
-  if (Math.abs(scale - 1) > 0.01) {
+  if (resize) {
     const rotated = angle === 0 ? raster : await toGrayRaster(pipeline);
     const width = Math.round(rotated.width * scale);
     pipeline = rasterInput(rotated).resize({ width, kernel: 'lanczos3' });
   }
-  if (lowContrast(raster)) pipeline = pipeline.normalise();
+  if (stretch) pipeline = pipeline.normalise();
+  if (twoTone) {
+    const page = await toGrayRaster(pipeline);
+    return toPbm(page, otsuThreshold(histogram(page), page.data.length));
+  }
   return pipeline
     .extend({ top: BORDER, bottom: BORDER, left: BORDER, right: BORDER, background: '#ffffff' })
     .toColourspace('b-w')
@@ -93,7 +170,8 @@ export async function renderForOcr(raster: GrayRaster, rotateDegrees: number, sc
 
 /**
  * Preprocessing for OCR on its own: EXIF orientation, grey, faded contrast stretched, small
- * images enlarged towards ~300 DPI, white border. `recognizeUpright` adds skew and orientation.
+ * images enlarged towards ~300 DPI, white border, two-tone pages thresholded (PBM; else PNG).
+ * `recognizeUpright` adds skew and orientation.
  */
 export async function prepareForOcr(input: Buffer): Promise<Buffer> {
   const raster = await decodeGray(openImage(input));

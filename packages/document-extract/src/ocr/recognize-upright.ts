@@ -78,7 +78,7 @@ export async function recognizeUpright(raster: GrayRaster, ocr: OcrEngine, sourc
   const attempts: UprightText['attempts'] = [];
   let best: UprightText | null = null;
   for (const rotation of candidates) {
-    // Read once: it moves to the OCR worker rather than being copied (9 MB for an A4 page).
+    // Read once: it moves to the OCR worker rather than being copied.
     const result = await ocr.recognize(await renderForOcr(raster, rotation, scale), { dpi, transfer: true });
     attempts.push({ rotation: normalise(rotation), confidence: Math.round(score(result)) });
     if (!best || score(result) > score(best) + 5) best = { ...result, rotation: normalise(rotation), attempts };
