@@ -1,5 +1,5 @@
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
-import type { GrayRaster } from './text-geometry.js';
+import { greyHistogram, otsuThreshold, type GrayRaster } from './text-geometry.js';
 
 /** Larger images are refused rather than decoded (pixel bombs); Tika uses the same 100 MP cap. */
 export const MAX_INPUT_PIXELS = 100_000_000;
@@ -65,12 +65,6 @@ export function upscaleFactor(width: number, linePitch: number | null): number {
   return Math.min(MAX_UPSCALE, Math.max(1, factor));
 }
 
-function histogram(raster: GrayRaster): Uint32Array {
-  const hist = new Uint32Array(256);
-  for (let i = 0; i < raster.data.length; i++) hist[raster.data[i]]++;
-  return hist;
-}
-
 function lowContrast(hist: Uint32Array, pixels: number): boolean {
   // 1st and 99th percentiles, so that a few specks do not count as contrast.
   const cut = pixels * 0.01;
@@ -88,28 +82,8 @@ function midtoneShare(hist: Uint32Array, pixels: number): number {
 }
 
 /**
- * The grey level that splits the histogram into two classes of least variance within them
- * (Otsu's method): levels below it are ink. Tesseract thresholds a page this way by default.
- */
-function otsuThreshold(hist: Uint32Array, pixels: number): number {
-  let sum = 0;
-  for (let level = 0; level < 256; level++) sum += level * hist[level];
-  let [dark, darkSum, best, threshold] = [0, 0, -1, 128];
-  for (let level = 0; level < 255; level++) {
-    dark += hist[level];
-    darkSum += level * hist[level];
-    const light = pixels - dark;
-    if (dark === 0 || light === 0) continue;
-    const gap = darkSum / dark - (sum - darkSum) / light;
-    const between = dark * light * gap * gap;
-    if (between > best) [best, threshold] = [between, level + 1];
-  }
-  return threshold;
-}
-
-/**
  * A binary PBM (P4) of the raster inside a white border of `BORDER` pixels: rows of one bit a
- * pixel, 1 for ink (below `threshold`), each row padded to a byte.
+ * pixel, 1 for ink (at or below `threshold`), each row padded to a byte.
  */
 function toPbm(raster: GrayRaster, threshold: number): Buffer {
   const { data, width, height } = raster;
@@ -123,7 +97,7 @@ function toPbm(raster: GrayRaster, threshold: number): Buffer {
   for (let y = 0; y < height; y++) {
     const [row, out] = [y * width, header.length + (y + BORDER) * rowBytes];
     for (let x = 0; x < width; x++) {
-      if (data[row + x] < threshold) pbm[out + ((x + BORDER) >> 3)] |= 0x80 >> ((x + BORDER) & 7);
+      if (data[row + x] <= threshold) pbm[out + ((x + BORDER) >> 3)] |= 0x80 >> ((x + BORDER) & 7);
     }
   }
   return pbm;
@@ -132,15 +106,16 @@ function toPbm(raster: GrayRaster, threshold: number): Buffer {
 /**
  * The image tesseract gets: turned by `rotateDegrees` (clockwise; any angle, the corners filled
  * white), resized by `scale`, contrast stretched when the image is faded, and a white border.
- * A page with few mid-tones (a scan, a rendered PDF page) is thresholded as tesseract would
- * threshold it itself for its layout analysis, and sent as a PBM of one bit a pixel: tesseract's
- * WebAssembly heap, which never shrinks, then does not hold the grey page beside its binary copy
- * (24 MB after an A4 page instead of 43 MB), and the corpus's scans and rendered pages read the
- * same (word F1 within 0.002). Photos stay grey (PNG): tesseract's recogniser reads their greys
- * better than any one threshold (the corpus's receipt photo: word F1 0.667 against 0.650).
+ * A page with few mid-tones (a scan, a rendered PDF page) is thresholded by Otsu's method, as
+ * tesseract would threshold it itself for its layout analysis, and sent as a PBM of one bit a
+ * pixel: tesseract's WebAssembly heap, which never shrinks, then does not hold the grey page
+ * beside its binary copy (24 MB after an A4 page instead of 43 MB), and the corpus's scans and
+ * rendered pages read the same (word F1 within 0.002). Photos stay grey (PNG): tesseract's
+ * recogniser reads their greys better than any one threshold (the corpus's receipt photo: word
+ * F1 0.667 against 0.650).
  */
 export async function renderForOcr(raster: GrayRaster, rotateDegrees: number, scale: number): Promise<Buffer> {
-  const hist = histogram(raster);
+  const hist = greyHistogram(raster.data);
   const pixels = raster.data.length;
   const twoTone = midtoneShare(hist, pixels) <= MAX_TWO_TONE_MIDTONES;
   const angle = ((rotateDegrees % 360) + 360) % 360;
@@ -160,7 +135,7 @@ export async function renderForOcr(raster: GrayRaster, rotateDegrees: number, sc
   if (stretch) pipeline = pipeline.normalise();
   if (twoTone) {
     const page = await toGrayRaster(pipeline);
-    return toPbm(page, otsuThreshold(histogram(page), page.data.length));
+    return toPbm(page, otsuThreshold(greyHistogram(page.data), page.data.length));
   }
   return pipeline
     .extend({ top: BORDER, bottom: BORDER, left: BORDER, right: BORDER, background: '#ffffff' })

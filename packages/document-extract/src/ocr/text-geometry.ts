@@ -26,10 +26,18 @@ const MAX_SAMPLES = 150_000;
 /** Skew search: every half degree within this range of the two axes, then a 0.1° refinement. */
 const SEARCH_DEGREES = 20;
 
-/** Otsu's threshold over the histogram. */
-function otsu(data: Uint8Array): number {
-  const hist = new Float64Array(256);
+/** How many pixels of the raster have each grey level. */
+export function greyHistogram(data: Uint8Array): Uint32Array {
+  const hist = new Uint32Array(256);
   for (let i = 0; i < data.length; i++) hist[data[i]]++;
+  return hist;
+}
+
+/**
+ * Otsu's threshold over a grey histogram of `pixels` pixels: the level that splits it into two
+ * classes of least variance within them. Levels at or below it are ink.
+ */
+export function otsuThreshold(hist: Uint32Array, pixels: number): number {
   let sum = 0;
   for (let t = 0; t < 256; t++) sum += t * hist[t];
   let sumB = 0;
@@ -39,7 +47,7 @@ function otsu(data: Uint8Array): number {
   for (let t = 0; t < 256; t++) {
     weightB += hist[t];
     if (weightB === 0) continue;
-    const weightF = data.length - weightB;
+    const weightF = pixels - weightB;
     if (weightF === 0) break;
     sumB += t * hist[t];
     const between = weightB * weightF * (sumB / weightB - (sum - sumB) / weightF) ** 2;
@@ -141,7 +149,7 @@ function textLines(bins: Float64Array, pitch: number): Array<{ start: number; en
  */
 export function measureTextGeometry(raster: GrayRaster): TextGeometry | null {
   const { data, width, height } = raster;
-  const threshold = otsu(data);
+  const threshold = otsuThreshold(greyHistogram(data), data.length);
   let dark = 0;
   for (let i = 0; i < data.length; i++) if (data[i] <= threshold) dark++;
   const share = dark / data.length;
