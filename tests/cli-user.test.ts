@@ -9,7 +9,7 @@ import { gleanerCli } from './support/cli.js';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
 import { html, startPageServer } from './support/page-server.js';
-import { REPO_ROOT, startProcess } from './support/processes.js';
+import { REPO_ROOT, settledWithin, startProcess } from './support/processes.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { wordF1 } from './support/word-f1.js';
 
@@ -188,7 +188,7 @@ describe('progress of a long document parsed through the server', () => {
       // The CLI polls the status endpoint every 5 s (the first poll after 5 s).
       await cli.waitFor(/pages 3\/12\n/, 20_000);
       await h.stores.records.complete('parse', requestId!, { data: `First page.\n\n${PAGE_BREAK}\n\nSecond page.`, type: 'pdf', pages: 2 });
-      expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 20_000))])).toBe(0);
+      expect(await settledWithin(exited, 20_000, 'still running')).toBe(0);
       // Piped (not a terminal): one progress line per update, on stderr; stdout is the document alone.
       expect(streams.stderr).toBe('pages 3/12\n');
       expect(streams.stdout).toBe(`First page.\n\n${PAGE_BREAK}\n\nSecond page.\n`);

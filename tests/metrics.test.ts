@@ -6,7 +6,7 @@ import { createStores } from '@gleaner/store';
 import { startFakeBotPlatform, type FakeBotPlatform } from './fakes/bot-platform.js';
 import { serviceEnv } from './support/env.js';
 import { html, startPageServer } from './support/page-server.js';
-import { jsonLines, REPO_ROOT, startService, type ServiceProcess } from './support/processes.js';
+import { jsonLines, REPO_ROOT, settledWithin, startService, type ServiceProcess } from './support/processes.js';
 import { parsePrometheusText, samplesOf, sumOf, type PromSample } from './support/prometheus.js';
 import { DisposableRedis, freePort } from './support/redis-server.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
@@ -331,7 +331,7 @@ describe('graceful stop of a worker', () => {
 
       // The job it was running is not cut short: released, it completes, is recorded, and the process exits 0.
       releaseHeldPage();
-      expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 45_000))])).toBe(0);
+      expect(await settledWithin(exited, 45_000, 'still running')).toBe(0);
       expect(await harness.stores.records.get('parse', id)).toMatchObject({ status: 'completed', result: { data: expect.stringContaining('arrived only after its worker') } });
     } finally {
       releaseHeldPage();

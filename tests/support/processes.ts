@@ -13,6 +13,19 @@ export interface ServiceProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/**
+ * What `settles` resolves to, or `fallback` if it has not settled within `timeoutMs`. The timer is
+ * cleared either way: a pending one would keep jest's worker alive after the file's tests.
+ */
+export async function settledWithin<T, F>(settles: Promise<T>, timeoutMs: number, fallback: F): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([settles, new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), timeoutMs)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Starts a command as a real child process with its own environment, capturing its output. */
 export function startProcess(command: string, args: string[], env: Record<string, string>, cwd = REPO_ROOT): ServiceProcess {
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -55,9 +68,7 @@ export function startProcess(command: string, args: string[], env: Record<string
       } catch {
         child.kill(signal);
       }
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 15_000)))]);
-      clearTimeout(timer);
+      await settledWithin(exited, 15_000, undefined);
     },
   };
 }
