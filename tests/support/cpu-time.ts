@@ -18,3 +18,23 @@ export function threadCpuMs(): number {
   const usage = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage?.() ?? process.cpuUsage();
   return (usage.user + usage.system) / 1000;
 }
+
+/**
+ * Thread CPU time of `work` on a small and on a large input, each the best of `runs`, the runs
+ * interleaved and after a warm-up on the small one. For complexity checks as a ratio of the two:
+ * a slow or loaded machine moves both alike, where it would push a single timing past a fixed limit.
+ */
+export function bestCpuMsOf<T>(work: (input: T) => unknown, small: T, large: T, runs: number): { small: number; large: number } {
+  const time = (input: T) => {
+    const started = threadCpuMs();
+    work(input);
+    return threadCpuMs() - started;
+  };
+  time(small);
+  const best = { small: Infinity, large: Infinity };
+  for (let run = 0; run < runs; run++) {
+    best.small = Math.min(best.small, time(small));
+    best.large = Math.min(best.large, time(large));
+  }
+  return best;
+}

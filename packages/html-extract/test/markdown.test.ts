@@ -5,7 +5,7 @@ import { parseHTML } from 'linkedom';
 import { extractPage, renderMarkdown } from '../src/index.js';
 import { CORPUS_PAGE_URL, WEB_CORPUS } from '../../../tests/support/web-corpus.js';
 import { article, page } from './fixtures.js';
-import { cpuMs } from '../../../tests/support/cpu-time.js';
+import { bestCpuMsOf } from '../../../tests/support/cpu-time.js';
 
 
 const rootOf = (body: string) => parseHTML(page(`<div id="root">${body}</div>`)).document.getElementById('root') as unknown as Element;
@@ -67,23 +67,12 @@ describe('markdown', () => {
       const sections = Array.from({ length: 40 * n }, (_, i) => `<h2>Section ${i}</h2>${article(2)}<pre><code>const x = ${i};</code></pre>`).join('');
       return rootOf(`<article><p>${inline}</p><ol>${items}</ol><blockquote>${quoted}</blockquote><table><tr><th>k</th><th>v</th></tr>${rows}</table>${sections}</article>`);
     };
-    const time = (root: Element) => {
-      const started = cpuMs();
-      renderMarkdown(root, { baseUrl: 'https://example.com/' });
-      return cpuMs() - started;
-    };
     const small = contentTimes(3);
     const large = contentTimes(24);
-    time(small); // warm-up
     // CPU time, interleaved, best of several: other processes on the machine do not stretch it.
-    let smallBest = Infinity;
-    let largeBest = Infinity;
-    for (let run = 0; run < 6; run++) {
-      smallBest = Math.min(smallBest, time(small));
-      largeBest = Math.min(largeBest, time(large));
-    }
+    const best = bestCpuMsOf((root: Element) => renderMarkdown(root, { baseUrl: 'https://example.com/' }), small, large, 6);
     // Linear is about 8 (a little more as the data outgrows the caches); quadratic would be about 64.
-    expect(largeBest / smallBest).toBeLessThan(24);
+    expect(best.large / best.small).toBeLessThan(24);
     const markdown = renderMarkdown(large, { baseUrl: 'https://example.com/' });
     expect(markdown).toContain('## Section 959\n');
     expect(markdown.indexOf('## Section 200\n')).toBeLessThan(markdown.indexOf('## Section 201\n'));

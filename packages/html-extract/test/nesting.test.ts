@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parseHTML } from 'linkedom';
 import { capNesting, MAX_DEPTH } from '../src/cap-nesting.js';
 import { realSitePages } from '../../../tests/support/web-corpus.js';
-import { threadCpuMs } from '../../../tests/support/cpu-time.js';
+import { bestCpuMsOf } from '../../../tests/support/cpu-time.js';
 
 
 const shell = (body: string) => `<!doctype html><html><head></head><body>${body}</body></html>`;
@@ -88,21 +88,10 @@ describe('nesting cap (capNesting)', () => {
     const nested = (levels: number) => shell(`${'<div>'.repeat(levels)}deep${'</div>'.repeat(levels)}`);
     const shallow = nested(50_000);
     const deep = nested(400_000);
-    const time = (html: string) => {
-      const started = threadCpuMs();
-      capNesting(html);
-      return threadCpuMs() - started;
-    };
-    time(shallow); // warm-up
     // CPU time, interleaved, best of three: other processes on the machine do not stretch it.
-    let shallowBest = Infinity;
-    let deepBest = Infinity;
-    for (let run = 0; run < 3; run++) {
-      shallowBest = Math.min(shallowBest, time(shallow));
-      deepBest = Math.min(deepBest, time(deep));
-    }
+    const best = bestCpuMsOf(capNesting, shallow, deep, 3);
     // Linear is about 8; quadratic would be about 64.
-    expect(deepBest / shallowBest).toBeLessThan(24);
+    expect(best.large / best.small).toBeLessThan(24);
     expect(parsedDepth(capNesting(deep))).toBe(MAX_DEPTH);
   });
 });
