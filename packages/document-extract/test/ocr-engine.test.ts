@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { createLazyOcrEngine, createOcrEngine, prepareForOcr, type OcrWorkerEvent } from '../src/ocr/index.js';
+import { englishDataPath } from '../src/ocr/language-data.js';
 import { decodeGray, openImage, renderForOcr } from '../src/ocr/prepare-image.js';
 import { recognizeUpright } from '../src/ocr/recognize-upright.js';
 import type { OcrEngine } from '../src/types.js';
@@ -33,6 +36,14 @@ describe('createOcrEngine', () => {
     expect(confidence).toBeGreaterThan(80);
     // Language data is read from the package; nothing is cached in the working directory.
     expect(readdirSync(process.cwd())).toEqual(before);
+  });
+
+  it("reads tessdata_fast's English model from its workspace package, byte for byte the published file", () => {
+    // packages/tessdata-eng-fast/README.md: tessdata_fast 4.1.0 eng.traineddata (Debian's tesseract-ocr-eng).
+    const model = gunzipSync(readFileSync(path.join(englishDataPath(), 'eng.traineddata.gz')));
+    expect(model.byteLength).toBe(4_113_088);
+    expect(createHash('sha256').update(model).digest('hex')).toBe('7d4322bd2a7749724879683fc3912cb542f19906c83bcc1a52132556427170b2');
+    expect(englishDataPath()).toBe(path.join(repoRoot, 'packages/tessdata-eng-fast'));
   });
 
   it('serves concurrent jobs from its pool, recycling workers after their quota', async () => {
