@@ -2,6 +2,7 @@ import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FetchError, fetchBinary, fetchPage, type FetchPageOptions } from '../src/index.js';
 import { serve, type LocalServer } from './support/local-server.js';
+import { settledWithin } from '../../../tests/support/processes.js';
 
 /**
  * No got-level retries (issue 3: BullMQ owns retries). got retries a GET on 503 and on a reset
@@ -37,16 +38,14 @@ afterAll(async () => {
 
 /** The fetch's FetchError; a fetch still busy after 8 s (a retry loop that lost its caller) fails the test. */
 async function failure(p: Promise<unknown>): Promise<FetchError> {
-  let timer: NodeJS.Timeout | undefined;
-  const outcome = await Promise.race([
+  const outcome = await settledWithin(
     p.then(
       () => new Error('expected a failure, got a result'),
       (err: unknown) => err,
     ),
-    new Promise((resolve) => {
-      timer = setTimeout(() => resolve(new Error('no answer within 8 s')), 8_000);
-    }),
-  ]).finally(() => clearTimeout(timer));
+    8_000,
+    new Error('no answer within 8 s'),
+  );
   expect(outcome).toBeInstanceOf(FetchError);
   return outcome as FetchError;
 }
