@@ -88,9 +88,9 @@ async function startWorker(timeoutMs: number): Promise<TesseractWorker> {
   // worker's stderr, in the middle of our JSON logs; its debug file (in the WASM file system)
   // takes them instead.
   await worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO, user_defined_dpi: String(DEFAULT_DPI), debug_file: '/dev/null' });
-  // tesseract.js leaves the unpacked model (5 MB) in the worker's in-memory file system after
-  // tesseract has read it; nothing reads it again (the worker is never re-initialised). Two
-  // workers held 13 MB less after a page each.
+  // tesseract.js leaves the unpacked model (4 MB) in the worker's in-memory file system after
+  // tesseract has read it; nothing reads it again (the worker is never re-initialised). With the
+  // 5 MB best_int model used before, two workers held 13 MB less after a page each.
   await worker.FS('unlink', [TRAINED_DATA]);
   return worker;
 }
