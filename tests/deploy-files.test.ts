@@ -435,7 +435,7 @@ describe('docker-compose.yml', () => {
       // `pnpm --filter @gleaner/<name> start` runs `exec node ../../packages/platform/src/run.mjs
       // src/main.ts` in services/<name> (`exec`: the shell becomes node, so the signals pnpm
       // forwards reach the service); the image runs the same files from the workspace root.
-      const script = (JSON.parse(read(`services/${name}/package.json`)) as { scripts: { start: string } }).scripts.start;
+      const script = withoutAllocatorDefaults((JSON.parse(read(`services/${name}/package.json`)) as { scripts: { start: string } }).scripts.start);
       expect(script).toMatch(/^exec node /);
       const [node, ...files] = script.replace(/^exec\s+/, '').split(/\s+/);
       const expected = [node, ...files.map((file) => path.posix.normalize(`services/${name}/${file}`))];
@@ -545,7 +545,44 @@ describe('docker-compose.yml', () => {
   });
 });
 
+/** glibc malloc settings the final stage sets (ENV MALLOC_...=value), as name -> value. */
+function imageAllocatorEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const i of inStage(finalStage).filter((i) => i.keyword === 'ENV')) {
+    const m = /^(MALLOC_\w+)=(\S+)$/.exec(i.args);
+    if (m) env[m[1]] = m[2];
+  }
+  return env;
+}
+
+/** A start script's leading `export MALLOC_X=${MALLOC_X:-value} ... && ` as name -> value, and the rest. */
+function allocatorDefaults(script: string): { defaults: Record<string, string>; rest: string } {
+  const m = /^export((?:\s+MALLOC_\w+=\$\{MALLOC_\w+:-[^}\s]+\})+)\s*&&\s*/.exec(script);
+  if (!m) return { defaults: {}, rest: script };
+  const defaults: Record<string, string> = {};
+  for (const [, name, again, value] of m[1].matchAll(/(MALLOC_\w+)=\$\{(MALLOC_\w+):-([^}]+)\}/g)) {
+    // `A=${B:-v}` with another name would read the wrong variable.
+    expect(again).toBe(name);
+    defaults[name] = value;
+  }
+  return { defaults, rest: script.slice(m[0].length) };
+}
+const withoutAllocatorDefaults = (script: string) => allocatorDefaults(script).rest;
+
 describe('infra/Dockerfile', () => {
+  it('sets glibc malloc settings that the parser start scripts also give, unless the caller sets them', () => {
+    // glibc reads them as the process starts, so a service started with `pnpm start` or `pnpm
+    // --filter @gleaner/parser-worker start` gets them from its script, the image from ENV.
+    const image = imageAllocatorEnv();
+    expect(Object.keys(image).sort()).toEqual(['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_']);
+    for (const file of ['package.json', 'services/parser-worker/package.json']) {
+      const script = (JSON.parse(read(file)) as { scripts: { start: string } }).scripts.start;
+      const { defaults, rest } = allocatorDefaults(script);
+      expect({ file, defaults }).toEqual({ file, defaults: image });
+      expect(rest).toMatch(/^exec node /);
+    }
+  });
+
   it('is a multi-stage build whose final stage copies from an earlier named stage', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     for (const s of stages) expect(s.name).toMatch(/^[a-z][a-z0-9_-]*$/);
