@@ -435,6 +435,7 @@ describe('docker-compose.yml', () => {
       // `pnpm --filter @gleaner/<name> start` runs `exec node ../../packages/platform/src/run.mjs
       // src/main.ts` in services/<name> (`exec`: the shell becomes node, so the signals pnpm
       // forwards reach the service); the image runs the same files from the workspace root.
+      // parser-worker's script first exports the image's allocator settings (see infra/Dockerfile's tests).
       const script = withoutAllocatorDefaults((JSON.parse(read(`services/${name}/package.json`)) as { scripts: { start: string } }).scripts.start);
       expect(script).toMatch(/^exec node /);
       const [node, ...files] = script.replace(/^exec\s+/, '').split(/\s+/);
