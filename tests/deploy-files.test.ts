@@ -25,6 +25,8 @@ const INTERFACE_MD = readFileSync(path.resolve(REPO_ROOT, '../shared/INTERFACE.m
 const COMPOSE_TEXT = read('docker-compose.yml');
 const DOCKERFILE_TEXT = read('infra/Dockerfile');
 const ROOT_PACKAGE = JSON.parse(read('package.json')) as { packageManager: string; dependencies: Record<string, string> };
+/** The `start` script of a package.json (the root's, or a service's). */
+const startScript = (file: string) => (JSON.parse(read(file)) as { scripts: { start: string } }).scripts.start;
 
 type Dict = Record<string, unknown>;
 const isDict = (v: unknown): v is Dict => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -436,7 +438,7 @@ describe('docker-compose.yml', () => {
       // src/main.ts` in services/<name> (`exec`: the shell becomes node, so the signals pnpm
       // forwards reach the service); the image runs the same files from the workspace root.
       // parser-worker's script first exports the image's allocator settings (see infra/Dockerfile's tests).
-      const script = withoutAllocatorDefaults((JSON.parse(read(`services/${name}/package.json`)) as { scripts: { start: string } }).scripts.start);
+      const script = withoutAllocatorDefaults(startScript(`services/${name}/package.json`));
       expect(script).toMatch(/^exec node /);
       const [node, ...files] = script.replace(/^exec\s+/, '').split(/\s+/);
       const expected = [node, ...files.map((file) => path.posix.normalize(`services/${name}/${file}`))];
@@ -577,8 +579,7 @@ describe('infra/Dockerfile', () => {
     const image = imageAllocatorEnv();
     expect(Object.keys(image).sort()).toEqual(['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_']);
     for (const file of ['package.json', 'services/parser-worker/package.json']) {
-      const script = (JSON.parse(read(file)) as { scripts: { start: string } }).scripts.start;
-      const { defaults, rest } = allocatorDefaults(script);
+      const { defaults, rest } = allocatorDefaults(startScript(file));
       expect({ file, defaults }).toEqual({ file, defaults: image });
       expect(rest).toMatch(/^exec node /);
     }
