@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { hashApiKey, looksLikeApiKey, type ApiKeyRecord, type Scope } from './accounts.js';
 import { Keyspace } from './keyspace.js';
-import type { RateDecision } from './rate-limiter.js';
+import { rateDecision, SLIDING_LOG_LUA, type RateDecision } from './rate-limiter.js';
 
 export type GateOutcome =
   /** Unknown or revoked key: nothing was counted. */
@@ -11,13 +11,13 @@ export type GateOutcome =
   | { kind: 'admitted'; key: ApiKeyRecord; rate: RateDecision };
 
 /**
- * The key's record (by hash), its scope, its count in the current window and its account's
- * override, all in one script, so authentication and the shared rate limit cost one Redis round
- * trip per request instead of four. Key names come from Keyspace as (before, after) pairs around
- * the id the script reads from the record; they are built inside the script, which is fine on the
- * single Redis (or primary) Gleaner runs on, not on Redis Cluster (BullMQ needs hash tags there too).
+ * The key's record (by hash), its scope, its account's override and its rate log, all in one
+ * script, so authentication and the shared rate limit cost one Redis round trip per request
+ * instead of four. Key names come from Keyspace as (before, after) pairs around the id the script
+ * reads from the record; they are built inside the script, which is fine on the single Redis (or
+ * primary) Gleaner runs on, not on Redis Cluster (BullMQ needs hash tags there too).
  */
-const GATE_SCRIPT = `
+const GATE_SCRIPT = `${SLIDING_LOG_LUA}
 local raw = redis.call('GET', KEYS[1])
 if not raw then return {0} end
 local ok, key = pcall(cjson.decode, raw)
@@ -27,19 +27,17 @@ for _, scope in ipairs(key.scopes or {}) do
   if scope == ARGV[1] then scoped = true end
 end
 if not scoped then return {1, raw} end
-local window = ARGV[2] .. key.keyId .. ARGV[3]
-local count = redis.call('INCR', window)
-if count == 1 then redis.call('EXPIRE', window, ARGV[4]) end
 local limit = tonumber(ARGV[5])
 local account = redis.call('GET', ARGV[6] .. key.accountId .. ARGV[7])
 if account then
   local parsed, value = pcall(cjson.decode, account)
   if parsed and type(value) == 'table' and type(value.rateLimitPerMinute) == 'number' then limit = value.rateLimitPerMinute end
 end
-return {2, raw, count, limit}
+local decision = slidingLogAdmit(ARGV[2] .. key.keyId .. ARGV[3], limit, tonumber(ARGV[4]))
+return {2, raw, decision[1], decision[2], decision[3], limit}
 `;
 
-type GateReply = [0] | [1, string] | [2, string, number, number];
+type GateReply = [0] | [1, string] | [2, string, number, number, number, number];
 type GateCommand = (...keysThenArgs: Array<string | number>) => Promise<GateReply>;
 
 const ID_MARK = '\u0000';
@@ -68,18 +66,15 @@ export class ApiKeyGate {
    */
   async admit(apiKey: string, scope: Scope | null, defaultPerMinute: number): Promise<GateOutcome> {
     if (!looksLikeApiKey(apiKey)) return { kind: 'unknown' };
-    const nowMs = Date.now();
-    const window = Math.floor(nowMs / 1000 / this.windowSeconds);
-    const [windowBefore, windowAfter] = around(this.keys.rateWindow(`key:${ID_MARK}`, window));
+    const [logBefore, logAfter] = around(this.keys.rateLog(`key:${ID_MARK}`));
     const [accountBefore, accountAfter] = around(this.keys.account(ID_MARK));
     const gate = (this.redis as unknown as { gleanerApiKeyGate: GateCommand }).gleanerApiKeyGate;
     const hashKey = this.keys.apiKeyByHash(hashApiKey(apiKey));
-    const reply = await gate.call(this.redis, hashKey, scope ?? '*', windowBefore, windowAfter, this.windowSeconds * 2, defaultPerMinute, accountBefore, accountAfter);
+    const reply = await gate.call(this.redis, hashKey, scope ?? '*', logBefore, logAfter, this.windowSeconds * 1000, defaultPerMinute, accountBefore, accountAfter);
     if (reply[0] === 0) return { kind: 'unknown' };
     const key = JSON.parse(reply[1]) as ApiKeyRecord;
     if (reply[0] === 1) return { kind: 'forbidden', key };
-    const [, , count, limit] = reply;
-    const resetSeconds = Math.max(1, Math.ceil((window + 1) * this.windowSeconds - nowMs / 1000));
-    return { kind: 'admitted', key, rate: { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds } };
+    const [, , allowed, count, resetMs, limit] = reply;
+    return { kind: 'admitted', key, rate: rateDecision(allowed === 1, count, limit, resetMs) };
   }
 }

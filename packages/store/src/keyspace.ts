@@ -16,6 +16,8 @@ export class Keyspace {
   llmKeys(accountId: string) { return `${this.prefix}:llm-keys:${accountId}`; }
   usage(accountId: string) { return `${this.prefix}:usage:${accountId}`; }
   rateWindow(subject: string, window: number) { return `${this.prefix}:rl:${subject}:${window}`; }
+  /** A sorted set: the times of the requests the rate limit let through in the last window. */
+  rateLog(subject: string) { return `${this.prefix}:rlog:${subject}`; }
   subscriptions(accountId: string) { return `${this.prefix}:subscriptions:${accountId}`; }
   /** A pub/sub channel, not a key: request records that end are announced on it (RecordEndings). */
   recordEndings() { return `${this.prefix}:record-endings`; }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { newRequestId } from '@gleaner/platform';
-import { createStores, ENDED_NOTICE_MAX_CHARS, RecordEndings, RenderedRecords, WindowBudget, type Stores } from '../src/index.js';
+import { createStores, ENDED_NOTICE_MAX_CHARS, RateLimiter, RecordEndings, RenderedRecords, WindowBudget, type Stores } from '../src/index.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from '../../../tests/support/redis.js';
 
 const prefix = testPrefix('store');
@@ -309,7 +309,27 @@ describe('result cache and rate limiter', () => {
     const decisions = [];
     for (let i = 0; i < 4; i++) decisions.push(await stores.rateLimiter.consume('subject-1', 3));
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
-    expect(decisions[3].remaining).toBe(0);
+    expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);
+    expect(decisions.map((d) => d.resetSeconds)).toEqual([60, 60, 60, 60]);
+  });
+
+  it('slides: a place comes back when its request is a window old, at the Retry-After it gave', async () => {
+    // A 2 s window stands in for the minute; the log is the same.
+    const limiter = new RateLimiter(redis, prefix, 2);
+    const first = await limiter.consume('sliding', 2);
+    await new Promise((r) => setTimeout(r, 1_100));
+    const second = await limiter.consume('sliding', 2);
+    const refused = await limiter.consume('sliding', 2);
+    expect([first.allowed, second.allowed, refused.allowed]).toEqual([true, true, false]);
+    // The first request leaves the window about 0.9 s from now: Retry-After rounds up to 1 s.
+    expect(refused).toMatchObject({ remaining: 0, resetSeconds: 1 });
+    await new Promise((r) => setTimeout(r, refused.resetSeconds * 1000));
+    const afterRetry = await limiter.consume('sliding', 2);
+    // In again, and full again: the second request still counts (a fixed window would have reset it).
+    expect(afterRetry).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await limiter.consume('sliding', 2)).allowed).toBe(false);
+    // Refusals were not logged: two entries, the second request's and the retry's.
+    expect(await redis.zcard(`${prefix}:rlog:sliding`)).toBe(2);
   });
 
   it('counts admitted API-key requests only, with the account override applied from the next request', async () => {
@@ -322,11 +342,13 @@ describe('result cache and rate limiter', () => {
     expect(await rate('scrape')).toMatchObject({ allowed: true, limit: 3, remaining: 2 });
     expect(await rate('parse')).toBe('forbidden'); // not counted
     expect(await rate('scrape')).toMatchObject({ allowed: true, limit: 3, remaining: 1 });
-    await stores.accounts.setRateLimit(account.id, 2);
-    expect(await rate('scrape')).toMatchObject({ allowed: false, limit: 2, remaining: 0 });
+    await stores.accounts.setRateLimit(account.id, 1);
+    // Two passed in the window: the second must age out before one more passes under a limit of 1.
+    expect(await rate('scrape')).toMatchObject({ allowed: false, limit: 1, remaining: 0 });
     await stores.accounts.setRateLimit(account.id, 10);
     const last = await rate('scrape');
-    expect(last).toMatchObject({ allowed: true, limit: 10, remaining: 6 });
+    // The refusal was not counted.
+    expect(last).toMatchObject({ allowed: true, limit: 10, remaining: 7 });
     expect(typeof last === 'object' && last.resetSeconds).toBeGreaterThan(0);
   });
 });
