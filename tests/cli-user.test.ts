@@ -128,10 +128,12 @@ describe('scrape and parse through the gateway', () => {
       for (const text of [added.stdout, added.stderr, scraped.stdout, scraped.stderr, JSON.stringify(await listed())]) expect(text).not.toContain(SECRET_KEY);
     }, 60_000);
 
-    it('bad input (unknown provider, ftp base URL, unknown account) exits 1 with one line on stderr and stores nothing', async () => {
+    it('bad input (unknown provider, ftp, credentials or malformed base URL, unknown account) exits 1 with one line on stderr and stores nothing', async () => {
       const cases: Array<[string[], string]> = [
         [['--account', OWNER, '--provider', 'gemini'], 'error: --provider must be one of anthropic, openai-compatible\n'],
         [['--account', OWNER, '--provider', 'openai-compatible', '--base-url', 'ftp://llm.example.net/v1'], 'error: base URL must be http(s)\n'],
+        [['--account', OWNER, '--provider', 'openai-compatible', '--base-url', 'http://user:pw@127.0.0.1:8000/v1'], "error: base URL must not carry a user name or password (the provider's secret goes in the key)\n"],
+        [['--account', OWNER, '--provider', 'openai-compatible', '--base-url', 'http://[::1/v1'], 'error: base URL is not a valid absolute URL\n'],
         [['--account', 'no-such-account', '--provider', 'anthropic'], "error: no account named 'no-such-account'\n"],
       ];
       for (const [args, stderr] of cases) {

@@ -28,6 +28,36 @@ export interface LlmKeyWithSecret extends LlmKeySummary {
 
 export class LlmKeyError extends Error {}
 
+/**
+ * What is wrong with the form of an LLM key's base URL (no DNS), or null. Credentials are refused
+ * (issue 24): a URL is listed back and logged, a password in it would be too; the provider's
+ * secret goes in the key, which is sealed.
+ */
+export function llmBaseUrlProblem(baseUrl: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return 'base URL is not a valid absolute URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'base URL must be http(s)';
+  if (url.username || url.password) return "base URL must not carry a user name or password (the provider's secret goes in the key)";
+  return null;
+}
+
+/** A base URL as listed: a password stored before credentials were refused shows as ****. */
+function listedBaseUrl(baseUrl: string | undefined): string | undefined {
+  if (baseUrl === undefined) return undefined;
+  try {
+    const url = new URL(baseUrl);
+    if (!url.password) return baseUrl;
+    url.password = '****';
+    return url.href;
+  } catch {
+    return baseUrl;
+  }
+}
+
 /** Language-model keys registered per account, stored AES-256-GCM encrypted under GLEANER_SECRET. */
 export class LlmKeyStore {
   private readonly keys: Keyspace;
@@ -45,7 +75,8 @@ export class LlmKeyStore {
   async add(accountId: string, input: { provider: LlmProvider; secret: string; model?: string; baseUrl?: string; label?: string }): Promise<LlmKeySummary> {
     if (!LLM_PROVIDERS.includes(input.provider)) throw new LlmKeyError(`provider must be one of ${LLM_PROVIDERS.join(', ')}`);
     if (!input.secret || input.secret.length < 8) throw new LlmKeyError('key secret is too short');
-    if (input.baseUrl !== undefined && !/^https?:\/\//.test(input.baseUrl)) throw new LlmKeyError('base URL must be http(s)');
+    const baseUrlProblem = input.baseUrl === undefined ? null : llmBaseUrlProblem(input.baseUrl);
+    if (baseUrlProblem) throw new LlmKeyError(baseUrlProblem);
     const summary: LlmKeySummary = {
       id: `llmk_${newRequestId()}`,
       provider: input.provider,
@@ -67,7 +98,7 @@ export class LlmKeyStore {
   }
 
   async list(accountId: string): Promise<LlmKeySummary[]> {
-    return (await this.all(accountId)).map(({ sealedSecret: _sealed, ...summary }) => summary);
+    return (await this.all(accountId)).map(({ sealedSecret: _sealed, ...summary }) => ({ ...summary, baseUrl: listedBaseUrl(summary.baseUrl) }));
   }
 
   async remove(accountId: string, id: string): Promise<boolean> {

@@ -77,6 +77,22 @@ describe('language-model keys', () => {
     expect(await stores.llmKeys.remove(account.id, second.id)).toBe(true);
     expect((await stores.llmKeys.resolve(account.id))?.id).toBe(first.id);
   });
+
+  it('refuses a base URL with credentials, and lists one stored before that with its password masked', async () => {
+    const account = await stores.accounts.createAccount('llm-credentials');
+    const add = (baseUrl: string) => stores.llmKeys.add(account.id, { provider: 'openai-compatible', secret: 'sk-oai-cred-3333', baseUrl });
+    await expect(add('http://user:pw-SECRET@127.0.0.1:1/v1')).rejects.toThrow(/must not carry a user name or password/);
+    await expect(add('http://user@127.0.0.1:1/v1')).rejects.toThrow(/must not carry a user name or password/);
+    await expect(add('not a url')).rejects.toThrow('base URL is not a valid absolute URL');
+    expect(await stores.llmKeys.list(account.id)).toEqual([]);
+    // A key registered before the check: its record as the older code wrote it.
+    const stored = await add('http://127.0.0.1:1/v1');
+    const raw = JSON.parse((await redis.hget(`${prefix}:llm-keys:${account.id}`, stored.id))!) as Record<string, unknown>;
+    await redis.hset(`${prefix}:llm-keys:${account.id}`, stored.id, JSON.stringify({ ...raw, baseUrl: 'http://user:pw-SECRET@llm.example.net/v1' }));
+    const [listed] = await stores.llmKeys.list(account.id);
+    expect(listed.baseUrl).toBe('http://user:****@llm.example.net/v1');
+    expect(JSON.stringify(listed)).not.toContain('pw-SECRET');
+  });
 });
 
 describe('request records', () => {

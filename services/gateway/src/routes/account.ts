@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { LLM_PROVIDERS, LlmKeyError, SUBSCRIPTION_FAMILIES, SubscriptionError, type Family, type LlmProvider } from '@gleaner/store';
+import { LLM_PROVIDERS, LlmKeyError, llmBaseUrlProblem, SUBSCRIPTION_FAMILIES, SubscriptionError, type Family, type LlmProvider } from '@gleaner/store';
 import type { GatewayDeps } from '../deps.js';
 import { ApiError } from '../errors/index.js';
 import { requireApiKey } from '../middleware/auth.js';
@@ -46,11 +46,15 @@ export function accountRouter(deps: GatewayDeps): Router {
         if (body[field] !== undefined && typeof body[field] !== 'string') throw new ApiError('E001', `${field} must be a string`);
       }
       if (!body.key) throw new ApiError('E001', 'key is required');
-      // Workers will POST the page to this address: like a scrape target, it must be public unless
-      // the operator allows private networks (operators register LAN servers with the command line).
+      // Workers will POST the page to this address: like a scrape target, it must resolve, and to
+      // public addresses unless the operator allows private networks (operators register LAN
+      // servers with the command line, which checks the form only).
       if (body.base_url !== undefined) {
+        const formProblem = llmBaseUrlProblem(body.base_url as string);
+        if (formProblem) throw new ApiError('E009', formProblem);
         const problem = await checkUrl(body.base_url, { allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, requireHttps: false });
-        if (problem === 'not_public') throw new ApiError('E009', 'base_url resolves to a private or reserved address');
+        // 'invalid' after the form check: longer than any URL we take.
+        if (problem) throw new ApiError('E009', problem === 'invalid' ? 'base_url is longer than 4096 characters' : webhookProblemMessage('base_url', problem));
       }
       try {
         const summary = await stores.llmKeys.add(accountIdOf(res), {
