@@ -21,6 +21,8 @@ const PARSE_BUDGET_MS = 20_000;
 /** Time a request spends outside the work itself (HTTP, queue, record writes) on a loaded 2-core machine. */
 const SLACK_MS = 5_000;
 
+const UTF7_SCRIPT = 'Hello +ADw-script+AD4-alert(1)+ADw-/script+AD4-';
+
 const prefix = testPrefix('hostile');
 const env = serviceEnv(prefix, { SCRAPER_EXTRACT_BUDGET_MS: String(SCRAPE_BUDGET_MS), PARSER_JOB_BUDGET_MS: String(PARSE_BUDGET_MS) });
 
@@ -46,6 +48,9 @@ beforeAll(async () => {
       '/gzip-bomb': (_q, s) => s.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipBomb),
       // 400,000 nested elements, 4.4 MB: parsers and Readability are quadratic in depth.
       '/deep': html(`<h1>Deep page</h1>${'<div>'.repeat(400_000)}<p>Deep text.</p>${'</div>'.repeat(400_000)}`, '<title>Deep page</title>'),
+      // `<script>alert(1)</script>` in UTF-7, declared by a meta, and by the header (issue 24).
+      '/utf7-meta': (_q, s) => s.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><meta charset="utf-7"><title>UTF-7</title></head><body><p>${UTF7_SCRIPT}</p></body></html>`),
+      '/utf7-header': (_q, s) => s.writeHead(200, { 'content-type': 'text/html; charset=UTF-7' }).end(`<html><head><title>UTF-7</title></head><body><p>${UTF7_SCRIPT}</p></body></html>`),
       '/fine': html('<article><h1>Fine</h1><p>Still serving pages after the hostile ones, with a paragraph long enough to be the article.</p></article>', '<title>Fine</title>'),
     },
     (req, res) => {
@@ -100,6 +105,19 @@ describe('hostile pages', () => {
     const v1 = await post('/v1/llm-web-scrapper', { url: `${site.url}/deep`, selector: 'h1', use_llm: false });
     expect([v1.status, (v1.body.scraped_content as { text?: string } | undefined)?.text]).toEqual([200, 'Deep page']);
     expect(v1.ms).toBeLessThan(SCRAPE_BUDGET_MS + SLACK_MS);
+  });
+
+  it.each(['/utf7-meta', '/utf7-header'])('%s: UTF-7 is not honoured, so no <script> in v1 scraped_content.html nor the current text', async (path) => {
+    const v1 = await post('/v1/llm-web-scrapper', { url: `${site.url}${path}`, use_llm: false });
+    expect(v1.status).toBe(200);
+    const content = v1.body.scraped_content as { html: string; text: string };
+    expect(content.html).toContain(`<p>${UTF7_SCRIPT}</p>`);
+    expect(content.html).not.toMatch(/<script/i);
+    expect(content.text).toContain(UTF7_SCRIPT);
+    const current = await post('/web-scrapper/', { url: `${site.url}${path}`, output_type: 'markdown' });
+    expect(current.status).toBe(200);
+    expect(current.body.text_content).toBe(UTF7_SCRIPT);
+    expect(String(current.body.markdown_content)).not.toMatch(/<script|alert\(1\)<\/script/i);
   });
 
   it('afterwards the scraper-worker still serves', async () => {

@@ -1,8 +1,8 @@
+import { normalizeEncoding, TextDecoder as WhatwgTextDecoder } from '@exodus/bytes/encoding.js';
 import chardet from 'chardet';
-import iconv from 'iconv-lite';
 
 /** `<meta charset=…>` and `<meta http-equiv="Content-Type" content="…; charset=…">` alike. */
-const META_CHARSET = /<meta\b[^>]*?\bcharset\s*=\s*["']?\s*([A-Za-z0-9_:.-]+)/i;
+const META_CHARSET = /<meta\b[^>]*?\bcharset\s*=\s*["']?\s*([A-Za-z0-9_:.-]+)/gi;
 /** Browsers' prescan reads 1 KB; pages with long heads put the meta later, so a little more. */
 const META_SCAN_BYTES = 4096;
 const DETECT_SAMPLE_BYTES = 64 * 1024;
@@ -14,10 +14,14 @@ export function charsetFromContentType(contentType: string | undefined): string 
   return /charset\s*=\s*["']?([^"';\s]+)/i.exec(contentType ?? '')?.[1];
 }
 
-/** Charset declared by a `<meta>` in the first bytes of an HTML document, if any. */
+/**
+ * Charset declared by a `<meta>` in the first bytes of an HTML document, if any: the first one
+ * naming an encoding of the standard, as HTML's prescan goes past a meta whose label is unknown.
+ */
 export function charsetFromMeta(bytes: Buffer): string | undefined {
   const head = bytes.subarray(0, META_SCAN_BYTES).toString('latin1').replace(/<!--[\s\S]*?-->/g, '');
-  return META_CHARSET.exec(head)?.[1];
+  for (const match of head.matchAll(META_CHARSET)) if (normalizeEncoding(match[1])) return match[1];
+  return undefined;
 }
 
 function bomCharset(bytes: Buffer): { charset: string; skip: number } | undefined {
@@ -80,16 +84,29 @@ function trimPartialUtf8(sample: Buffer): number {
 }
 
 /**
- * Label to iconv-lite name, following the WHATWG Encoding Standard where it differs from the
- * label: Latin-1 and ASCII labels mean windows-1252; a UTF-16 label inside an ASCII-compatible
- * document (one without a UTF-16 BOM) means UTF-8.
+ * A label to the name of the WHATWG Encoding Standard's encoding it stands for, as browsers map
+ * it, or undefined for a label the standard does not list: UTF-7, UTF-32, EBCDIC... (issue 24: a
+ * page declaring utf-7 turned `+ADw-script+AD4-` into a live `<script>`). A browser ignores such
+ * a label and goes on to the next source; so do we. From a `<meta>` (HTML's prescan), UTF-16 means
+ * UTF-8 (the document is ASCII-compatible, or its BOM would have said so) and x-user-defined
+ * means windows-1252. ISO-2022-KR, HZ and the other labels of the standard's "replacement"
+ * encoding are kept: decodeAs turns them into one U+FFFD, as a browser shows them. A statistical
+ * guess of one is no declaration, so it is not taken.
  */
-function normaliseLabel(label: string, source: CharsetSource): string | undefined {
-  const lower = label.trim().toLowerCase();
-  if (/^(iso-8859-1|iso8859-1|latin-?1|l1|us-ascii|ascii|cp819|ibm819)$/.test(lower)) return 'windows-1252';
-  if (/^utf-?16/.test(lower) && source === 'meta') return 'utf-8';
-  if (lower === 'utf8') return 'utf-8';
-  return iconv.encodingExists(lower) ? lower : undefined;
+function encodingFor(label: string, source: CharsetSource): string | undefined {
+  const name = normalizeEncoding(label);
+  if (!name) return undefined;
+  if (source === 'meta' && (name === 'utf-16le' || name === 'utf-16be')) return 'utf-8';
+  if (source === 'meta' && name === 'x-user-defined') return 'windows-1252';
+  if (source === 'detected' && name === 'replacement') return undefined;
+  return name;
+}
+
+/** The standard's decoder (pure JavaScript: every encoding, whatever ICU Node was built with). */
+function decodeAs(bytes: Buffer, encoding: string): string {
+  if (encoding === 'replacement') return bytes.length > 0 ? '\ufffd' : '';
+  // ignoreBOM: a BOM was looked for (and skipped) before; one inside the text stays.
+  return new WhatwgTextDecoder(encoding, { ignoreBOM: true }).decode(bytes);
 }
 
 export interface DecodedText {
@@ -102,19 +119,21 @@ export interface DecodedText {
 /**
  * Decodes a document the way browsers do: a BOM wins, then the Content-Type charset, then a
  * `<meta charset>` / `http-equiv` near the start (HTML only), then statistical detection, then
- * UTF-8. Unknown charset names fall through to the next source.
+ * UTF-8. Labels the WHATWG Encoding Standard does not list fall through to the next source.
  */
 export function decodeBody(bytes: Buffer, contentType: string | undefined, isHtml: boolean): DecodedText {
   const bom = bomCharset(bytes);
-  if (bom) return { text: iconv.decode(bytes.subarray(bom.skip), bom.charset), charset: bom.charset, source: 'bom' };
-  const candidates: Array<[string | undefined, CharsetSource]> = [[charsetFromContentType(contentType), 'header']];
-  if (isHtml) candidates.push([charsetFromMeta(bytes), 'meta']);
-  for (const [label, source] of candidates) {
-    const name = label && normaliseLabel(label, source);
-    if (name) return { text: iconv.decode(bytes, name), charset: name, source };
+  if (bom) return { text: decodeAs(bytes.subarray(bom.skip), bom.charset), charset: bom.charset, source: 'bom' };
+  // In order; detection (chardet over 64 KB) only runs when nothing usable was declared.
+  const sources: Array<[CharsetSource, () => string | undefined]> = [
+    ['header', () => charsetFromContentType(contentType)],
+    ...(isHtml ? [['meta', () => charsetFromMeta(bytes)] as [CharsetSource, () => string | undefined]] : []),
+    ['detected', () => detectCharset(bytes, isHtml)],
+  ];
+  for (const [source, labelOf] of sources) {
+    const label = labelOf();
+    const name = label && encodingFor(label, source);
+    if (name) return { text: decodeAs(bytes, name), charset: name, source };
   }
-  const detected = detectCharset(bytes, isHtml);
-  const name = detected && normaliseLabel(detected, 'detected');
-  if (name) return { text: iconv.decode(bytes, name), charset: name, source: 'detected' };
-  return { text: bytes.toString('utf8'), charset: 'utf-8', source: 'default' };
+  return { text: decodeAs(bytes, 'utf-8'), charset: 'utf-8', source: 'default' };
 }

@@ -17,6 +17,8 @@ function answer(body: string | Buffer, headers: http.OutgoingHttpHeaders = {}, s
 
 const html = (inner: string, head = '') => `<!doctype html><html><head>${head}<title>t</title></head><body><p>${inner}</p></body></html>`;
 const encoded = (text: string, charset: string) => iconv.encode(text, charset);
+/** `<script>alert(1)</script>` in UTF-7: only a decoder that honours UTF-7 makes it markup. */
+const UTF7_PAGE = '<html><body><p>Hello</p>+ADw-script+AD4-alert(1)+ADw-/script+AD4-</body></html>';
 
 beforeAll(async () => {
   main = await serve('127.0.0.1', {
@@ -43,6 +45,14 @@ beforeAll(async () => {
     '/latin1-detect': answer(encoded(html(`${FRENCH} ${FRENCH}`), 'latin1'), { 'content-type': 'text/html' }),
     '/cp1251-text-detect': answer(encoded(`${RUSSIAN}\n${RUSSIAN}\n`, 'win1251'), { 'content-type': 'text/plain' }),
     '/utf8-undeclared': answer(html(RUSSIAN), { 'content-type': 'text/html' }),
+    // Labels the WHATWG Encoding Standard does not list, or lists as "replacement" (issue 24).
+    '/utf7-header': answer(UTF7_PAGE, { 'content-type': 'text/html; charset=utf-7' }),
+    '/utf7-meta': answer(`<meta charset="utf-7">${UTF7_PAGE}`, { 'content-type': 'text/html' }),
+    '/utf7-then-cp1251-meta': answer(encoded(html(RUSSIAN, '<meta charset="utf-7"><meta charset="windows-1251">'), 'win1251'), { 'content-type': 'text/html' }),
+    '/iso-2022-kr-header': answer(UTF7_PAGE, { 'content-type': 'text/html; charset=iso-2022-kr' }),
+    '/hz-meta': answer(`<meta http-equiv="content-type" content="text/html; charset=HZ-GB-2312">${UTF7_PAGE}`, { 'content-type': 'text/html' }),
+    '/utf16-meta': answer(html(FRENCH, '<meta charset="utf-16le">'), { 'content-type': 'text/html' }),
+    '/latin10-header': answer(Buffer.from([0x3c, 0x70, 0x3e, 0xa1, 0xa2, 0xaa, 0xba]), { 'content-type': 'text/html; charset=iso-8859-16' }),
     // Statuses and bot protection
     '/gone': answer('<p>gone</p>', { 'content-type': 'text/html' }, 410),
     '/broken': answer('<p>oops</p>', { 'content-type': 'text/html' }, 500),
@@ -143,6 +153,30 @@ describe('charsets', () => {
     expect(page.body).toContain(expected);
     expect(page.body).not.toContain('\ufffd');
     expect(page.charset).toBe(charset);
+  });
+
+  it.each(['/utf7-header', '/utf7-meta'])('%s: UTF-7 is not honoured, the page reads as its bytes (no <script>)', async (route) => {
+    const page = await fetchPage(`${main.url}${route}`, open);
+    expect(page.charset).toBe('utf-8');
+    expect(page.body).toContain('+ADw-script+AD4-alert(1)');
+    expect(page.body).not.toMatch(/<script/i);
+  });
+
+  it('a meta naming no encoding is passed over for the next one, as HTML\'s prescan does', async () => {
+    const page = await fetchPage(`${main.url}/utf7-then-cp1251-meta`, open);
+    expect([page.charset, page.body.includes(RUSSIAN)]).toEqual(['windows-1251', true]);
+  });
+
+  it.each(['/iso-2022-kr-header', '/hz-meta'])('%s: a "replacement" label gives one U+FFFD, as a browser shows it', async (route) => {
+    const page = await fetchPage(`${main.url}${route}`, open);
+    expect([page.charset, page.body]).toEqual(['replacement', '\ufffd']);
+  });
+
+  it('UTF-16 named by a meta means UTF-8; encodings Node\'s ICU lacks (ISO-8859-16) still decode', async () => {
+    const utf16 = await fetchPage(`${main.url}/utf16-meta`, open);
+    expect([utf16.charset, utf16.body.includes(FRENCH)]).toEqual(['utf-8', true]);
+    const latin10 = await fetchPage(`${main.url}/latin10-header`, open);
+    expect([latin10.charset, latin10.body]).toEqual(['iso-8859-16', '<p>ĄąȘș']);
   });
 });
 
