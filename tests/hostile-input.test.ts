@@ -51,6 +51,7 @@ beforeAll(async () => {
       // `<script>alert(1)</script>` in UTF-7, declared by a meta, and by the header (issue 24).
       '/utf7-meta': (_q, s) => s.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><meta charset="utf-7"><title>UTF-7</title></head><body><p>${UTF7_SCRIPT}</p></body></html>`),
       '/utf7-header': (_q, s) => s.writeHead(200, { 'content-type': 'text/html; charset=UTF-7' }).end(`<html><head><title>UTF-7</title></head><body><p>${UTF7_SCRIPT}</p></body></html>`),
+      '/unclosed-anchors': html(`<h1>Links</h1><p>${Array.from({ length: 300 }, (_, i) => `<a href="/p/${i}">Link ${i}`).join(' ')}</p>`, '<title>Links</title>'),
       '/fine': html('<article><h1>Fine</h1><p>Still serving pages after the hostile ones, with a paragraph long enough to be the article.</p></article>', '<title>Fine</title>'),
     },
     (req, res) => {
@@ -118,6 +119,17 @@ describe('hostile pages', () => {
     expect(current.status).toBe(200);
     expect(current.body.text_content).toBe(UTF7_SCRIPT);
     expect(String(current.body.markdown_content)).not.toMatch(/<script|alert\(1\)<\/script/i);
+  });
+
+  it('300 unclosed <a> are 300 links with their own text, and 300 v1 matches of the selector a', async () => {
+    const expected = Array.from({ length: 300 }, (_, i) => ({ text: `Link ${i}`, url: `${site.url}/p/${i}`, type: 'internal' }));
+    const current = await post('/web-scrapper/', { url: `${site.url}/unclosed-anchors` });
+    expect([current.status, current.body.links]).toEqual([200, expected]);
+    const v1 = await post('/v1/llm-web-scrapper', { url: `${site.url}/unclosed-anchors`, selector: 'a', use_llm: false });
+    expect(v1.status).toBe(200);
+    const { html: matched, text } = v1.body.scraped_content as { html: string; text: string };
+    expect(matched.split('\n')).toEqual(Array.from({ length: 300 }, (_, i) => `<a href="/p/${i}">Link ${i}${i === 299 ? '' : ' '}</a>`));
+    expect(text.split('\n').map((t) => t.trim())).toEqual(expected.map((l) => l.text));
   });
 
   it('afterwards the scraper-worker still serves', async () => {

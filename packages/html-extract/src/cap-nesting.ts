@@ -43,6 +43,11 @@ const HTML_INTEGRATION = new Set(['mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-x
  * without their tags, that text would be read as markup by the real parse.
  */
 const RAW_TEXT = new Set(['script', 'style', 'title', 'textarea', 'xmp']);
+/**
+ * Elements that put a marker on HTML's list of active formatting elements: an `<a>` inside one of
+ * them does not close an `<a>` opened outside it.
+ */
+const FORMATTING_MARKERS = ['td', 'th', 'caption', 'applet', 'object', 'marquee', 'template'];
 /** Dropped tags of these leave nothing (they sit inside words); other dropped tags leave a line break. */
 const PHRASING = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'big', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'kbd', 'mark', 'nobr', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'tt', 'u', 'var']);
 
@@ -89,7 +94,8 @@ class OpenElements {
 }
 
 /**
- * The markup with some spans removed, built as they are found (in document order). A dropped
+ * The markup with some spans removed (and a few close tags added), built as they are found (in
+ * document order). A dropped
  * phrasing tag leaves nothing (it sits inside words), any other a line break; a run of dropped
  * tags with only whitespace between leaves one line break, so 400,000 of them do not become
  * 400,000 lines that every later step walks again.
@@ -117,8 +123,15 @@ class SpanDropper {
     this.copiedTo = end;
   }
 
+  /** Adds `text` at `at` (not before what was already copied or dropped). */
+  insert(at: number, text: string): void {
+    this.parts.push(this.html.slice(this.copiedTo, at), text);
+    this.copiedTo = at;
+    this.brokeLine = false;
+  }
+
   result(): string {
-    if (this.copiedTo === 0) return this.html;
+    if (this.copiedTo === 0 && this.parts.length === 0) return this.html;
     this.parts.push(this.html.slice(this.copiedTo));
     return this.parts.join('');
   }
@@ -156,6 +169,20 @@ export function capNesting(html: string, maxDepth = MAX_DEPTH): string {
     if (closes) while (count < kept.length && closes.has(kept.peek(count)!)) count++;
     return count;
   };
+  /**
+   * An `<a>` start tag while an `<a>` is open closes that one first: what HTML's parser does (the
+   * adoption agency, run for an `a` on the list of active formatting elements), which
+   * htmlparser2 does not. Without it, 300 unclosed `<a>` nest 300 deep: each link's text swallows
+   * every later one's, and past the cap their tags are dropped (issue 24: 125 links of 300).
+   * Written into the markup as `</a>`, so every parse that reads it (linkedom, and jsdom for v1
+   * selectors) sees one anchor per `<a>`.
+   */
+  const closeOpenAnchor = (at: number): void => {
+    const anchor = kept.indexOf('a');
+    if (anchor === -1 || FORMATTING_MARKERS.some((marker) => kept.indexOf(marker) > anchor)) return;
+    output.insert(at, '</a>');
+    kept.popTo(anchor);
+  };
   const endOpenTag = (endIndex: number): void => {
     if (!keepTag) output.drop(tagStart, endIndex + 1, tagName);
     keepTag = true;
@@ -170,6 +197,7 @@ export function capNesting(html: string, maxDepth = MAX_DEPTH): string {
         tagName = name;
         tagStart = start - 1;
         tagPending = true;
+        if (name === 'a' && dropped.length === 0) closeOpenAnchor(tagStart);
         const droppedCloses = OPEN_IMPLIES_CLOSE.get(name);
         if (droppedCloses) while (dropped.length > 0 && droppedCloses.has(dropped.top!)) dropped.pop();
         const closes = dropped.length === 0 ? impliedCloses(name) : 0;

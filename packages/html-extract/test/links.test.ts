@@ -60,4 +60,10 @@ describe('links', () => {
       { text: 'Root', url: 'https://cdn.example.net/root', type: 'external' },
     ]);
   });
+
+  it('300 unclosed anchors give 300 links, each with its own text (issue 24: 125, each swallowing the next)', () => {
+    const body = `<p>${Array.from({ length: 300 }, (_, i) => `<a href="/p/${i}">Link ${i}`).join(' ')}</p>`;
+    const links = linksOf(body, 'https://example.com/');
+    expect(links).toEqual(Array.from({ length: 300 }, (_, i) => ({ text: `Link ${i}`, url: `https://example.com/p/${i}`, type: 'internal' })));
+  });
 });
