@@ -9,7 +9,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serviceEnv } from './support/env.js';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process.js';
-import { flateBombPdf } from './support/hand-written-pdf.js';
+import { corruptFlatePdf, flateBombPdf, selfReferencingPageTreePdf } from './support/hand-written-pdf.js';
 import { pixelBomb, zipBombDocx } from './support/hostile-files.js';
 import { html, startPageServer } from './support/page-server.js';
 import { startService, type ServiceProcess } from './support/processes.js';
@@ -32,6 +32,8 @@ const files: Record<string, Buffer> = {
   // 1.2 GB of spaces in one content stream, about 1.2 MB on the wire.
   '/pdf-bomb.pdf': flateBombPdf('BT /F1 11 Tf 72 700 Td (start) Tj ET\n', ' '.repeat(1 << 20), 1200),
   '/million-lines.txt': Buffer.from('line\n'.repeat(1_000_001)),
+  '/corrupt-flate.pdf': corruptFlatePdf(),
+  '/page-tree-loop.pdf': selfReferencingPageTreePdf('cycle'),
   '/fine.txt': Buffer.from('Still serving documents after the hostile ones.\n'),
 };
 
@@ -145,6 +147,8 @@ describe('hostile documents', () => {
     ['/pixel-bomb.png', 'png', /30000x30000 pixels/],
     ['/pdf-bomb.pdf', 'pdf', /exceeds a processing limit/],
     ['/million-lines.txt', 'txt', /more than 1,000,000 lines/],
+    ['/corrupt-flate.pdf', 'pdf', /^the PDF is damaged: Bad encoding in flate stream$/],
+    ['/page-tree-loop.pdf', 'pdf', /^the PDF is damaged: Pages tree contains circular reference\.$/],
   ])('%s fails with 400-001 inside the parse budget', async (path, type, detail) => {
     const res = await post('/documents/parse', { url: `${site.url}${path}`, type });
     expect(res.status).toBe(400);

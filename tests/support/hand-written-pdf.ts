@@ -1,4 +1,4 @@
-import { constants, deflateRawSync } from 'node:zlib';
+import { constants, deflateRawSync, deflateSync } from 'node:zlib';
 
 const PAGE = '/Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >>';
 const HELVETICA = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>';
@@ -94,6 +94,41 @@ export function flateBombPdf(head: string, unit: string, times: number, pages = 
     HELVETICA,
     Buffer.concat([Buffer.from(`<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'), content, Buffer.from('\nendstream', 'latin1')]),
     ...pageIds.map(() => `<< ${PAGE} /Contents 4 0 R >>`),
+  ]);
+}
+
+/**
+ * A one-page PDF whose content stream says FlateDecode but is cut inside its first deflate block:
+ * pdf.js fails on it ("Bad encoding in flate stream"). (Bytes after a complete block, or a wrong
+ * checksum, it reads as far as they go.)
+ */
+export function corruptFlatePdf(): Buffer {
+  const text = Buffer.from('BT /F1 11 Tf 72 700 Td (Readable start of the page.) Tj ET\n'.repeat(40), 'latin1');
+  const content = deflateSync(text).subarray(0, 20);
+  return assemblePdf([
+    '',
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [4 0 R] /Count 1 >>',
+    HELVETICA,
+    `<< ${PAGE} /Contents 5 0 R >>`,
+    Buffer.concat([Buffer.from(`<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'), content, Buffer.from('\nendstream', 'latin1')]),
+  ]);
+}
+
+/**
+ * A PDF whose page tree loops: the root Pages node lists itself among its kids ('self'), or a
+ * child Pages node lists the root ('cycle'). One real page hangs off the root; /Count claims more.
+ */
+export function selfReferencingPageTreePdf(loop: 'self' | 'cycle' = 'self'): Buffer {
+  const stream = 'BT /F1 11 Tf 72 700 Td (The only real page.) Tj ET';
+  return assemblePdf([
+    '',
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    loop === 'self' ? '<< /Type /Pages /Kids [4 0 R 2 0 R] /Count 3 >>' : '<< /Type /Pages /Kids [4 0 R 6 0 R] /Count 3 >>',
+    HELVETICA,
+    `<< ${PAGE} /Contents 5 0 R >>`,
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+    '<< /Type /Pages /Parent 2 0 R /Kids [2 0 R] /Count 2 >>',
   ]);
 }
 

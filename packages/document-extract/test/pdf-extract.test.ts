@@ -7,7 +7,7 @@ import { DocumentError } from '../src/errors.js';
 import { extractPdf } from '../src/pdf/index.js';
 import { checkStreamBudget, PDF_LIMITS } from '../src/pdf/stream-budget.js';
 import type { ExtractOptions } from '../src/types.js';
-import { flateBombPdf, handWrittenPdf } from '../../../tests/support/hand-written-pdf.js';
+import { corruptFlatePdf, flateBombPdf, handWrittenPdf, selfReferencingPageTreePdf } from '../../../tests/support/hand-written-pdf.js';
 import { threadCpuMs } from '../../../tests/support/cpu-time.js';
 
 // The corpus lives in shared/, beside the repository; it is read in place, never copied.
@@ -49,6 +49,18 @@ describe('extractPdf: opening', () => {
       expect(error.code).toBe('400-001');
       expect(error.details.join(' ')).toMatch(/truncated|could not be read/);
       expect(threadCpuMs() - started).toBeLessThan(5_000);
+    }
+  });
+
+  it('fails a content stream that does not inflate, and a page tree that loops, with 400-001 and the reason (issue 24: 500-001)', async () => {
+    const cases: Array<[Buffer, string]> = [
+      [corruptFlatePdf(), 'the PDF is damaged: Bad encoding in flate stream'],
+      [selfReferencingPageTreePdf('self'), 'the PDF is damaged: Pages tree contains circular reference.'],
+      [selfReferencingPageTreePdf('cycle'), 'the PDF is damaged: Pages tree contains circular reference.'],
+    ];
+    for (const [bytes, detail] of cases) {
+      const error = await failure(extractPdf(bytes, plain));
+      expect([error.code, error.message, error.details]).toEqual(['400-001', 'Invalid PDF file', [detail]]);
     }
   });
 

@@ -1,7 +1,7 @@
 import { DocumentError } from '../errors.js';
 import type { UprightText } from '../ocr/recognize-upright.js';
 import type { ExtractedDocument, ExtractOptions } from '../types.js';
-import { openPdf } from './open-pdf.js';
+import { damagedPdfError, openPdf } from './open-pdf.js';
 import { readScanImage, recognizeRendered, renderPage } from './page-ocr.js';
 import { layoutPage, type TextBlock } from './page-layout.js';
 import { choosePageReading, documentTraits, fetchPage, type FetchedPage } from './read-page.js';
@@ -111,6 +111,8 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
       typeof t === 'string' ? t : t.map((block) => (opts.output === 'markdown' ? markdownBlock(block, level(block)) : plainBlock(block))).join('\n\n'),
     );
     return { kind: 'pdf', pages, notes, ocrPages: results.filter((r) => r.kind === 'ocr').length };
+  } catch (error) {
+    throw damagedPdfError(error) ?? error;
   } finally {
     // OCR readings still running after a failure hold their own pixels, not the document.
     await pdf.destroy();

@@ -107,6 +107,20 @@ function openError(error: unknown): DocumentError {
   return new DocumentError('400-001', 'Invalid PDF file', [`the PDF could not be read: ${message.slice(0, 200)}`]);
 }
 
+/**
+ * The file's fault, found after it opened: pdf.js reports malformed content (a flate stream that
+ * does not inflate, a page tree that loops) as a FormatError, which reaches this side of its
+ * message handler as an UnknownErrorException carrying "FormatError: …" in its details. Such
+ * files are bad input (400-001, issue 24), not our failure; other errors stay ours (null).
+ */
+export function damagedPdfError(error: unknown): DocumentError | null {
+  if (!(error instanceof Error)) return null;
+  const details = (error as { details?: unknown }).details;
+  const fromFormat = error.name === 'FormatError' || error.name === 'InvalidPDFException' || (typeof details === 'string' && /^(FormatError|InvalidPDFException):/.test(details));
+  if (!fromFormat) return null;
+  return new DocumentError('400-001', 'Invalid PDF file', [`the PDF is damaged: ${error.message.slice(0, 200)}`]);
+}
+
 export interface OpenedPdf {
   pdfjs: PdfJs;
   doc: PdfDocument;
