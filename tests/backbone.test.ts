@@ -129,7 +129,7 @@ describe('the 20-second window', () => {
     const socket = (redis as unknown as { stream: NodeJS.WritableStream & { cork(): void; uncork(): void } }).stream;
     const requestId = newRequestId();
     socket.cork();
-    const submitted = submitAndWait(stores.records, stores.usage, recordEndings, {
+    const submitted = submitAndWait(stores, recordEndings, {
       family: 'scrape',
       requestId,
       accountId: b.accountId,
@@ -140,7 +140,7 @@ describe('the 20-second window', () => {
     });
     await new Promise((r) => setTimeout(r, 300));
     socket.uncork();
-    const record = await submitted;
+    const { record } = await submitted;
     expect(record).toMatchObject({ id: requestId, status: 'completed', result: { text: `scripted text for ${target('corked')}` } });
   });
 

@@ -18,6 +18,8 @@ export class Keyspace {
   rateWindow(subject: string, window: number) { return `${this.prefix}:rl:${subject}:${window}`; }
   /** A sorted set: the times of the requests the rate limit let through in the last window. */
   rateLog(subject: string) { return `${this.prefix}:rlog:${subject}`; }
+  /** An Idempotency-Key of a submit (hashed): the request it started (IdempotencyKeys). */
+  idempotencyKey(family: string, accountId: string, keyHash: string) { return `${this.prefix}:idem:${family}:${accountId}:${keyHash}`; }
   subscriptions(accountId: string) { return `${this.prefix}:subscriptions:${accountId}`; }
   /** A pub/sub channel, not a key: request records that end are announced on it (RecordEndings). */
   recordEndings() { return `${this.prefix}:record-endings`; }

@@ -81,6 +81,14 @@ function startedStatus(status: RecordStatus): RecordStatus {
   return status === 'received' ? 'processing' : status;
 }
 
+/** What a submit knows of its record: the rest (status, times) starts here. */
+export type NewRequestRecord<I = Record<string, unknown>, R = Record<string, unknown>> = Omit<RequestRecord<I, R>, 'createdAt' | 'updatedAt' | 'status'> & { status?: RecordStatus };
+
+export function initialRecord<I, R>(record: NewRequestRecord<I, R>): RequestRecord<I, R> {
+  const now = unixNow();
+  return { status: 'received', createdAt: now, updatedAt: now, ...record } as RequestRecord<I, R>;
+}
+
 export type RecordLookup<I, R> =
   | { found: true; record: RequestRecord<I, R> }
   | { found: false; reason: 'expired' | 'unknown' };
@@ -165,9 +173,8 @@ export class RequestRecordStore {
     if (!('gleanerRecordCas' in redis)) redis.defineCommand('gleanerRecordCas', { lua: RECORD_CAS_SCRIPT, numberOfKeys: 1 });
   }
 
-  async create<I, R>(record: Omit<RequestRecord<I, R>, 'createdAt' | 'updatedAt' | 'status'> & { status?: RecordStatus }): Promise<RequestRecord<I, R>> {
-    const now = unixNow();
-    const full = { status: 'received', createdAt: now, updatedAt: now, ...record } as RequestRecord<I, R>;
+  async create<I, R>(record: NewRequestRecord<I, R>): Promise<RequestRecord<I, R>> {
+    const full = initialRecord(record);
     const ttl = RECORD_LIFETIME_SECONDS[record.family].fromCreation;
     // Not remembered: the gateway creates records and a worker, elsewhere, updates them.
     const ok = await this.redis.set(this.keys.record(record.family, record.id), JSON.stringify(full), 'EX', ttl, 'NX');

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { AccountStore } from './accounts.js';
 import { ApiKeyGate } from './api-key-gate.js';
+import { IdempotencyKeys } from './idempotency-keys.js';
 import { LlmKeyStore } from './llm-keys.js';
 import { RateLimiter } from './rate-limiter.js';
 import { RequestRecordStore } from './request-records.js';
@@ -14,6 +15,7 @@ export interface Stores {
   cache: ResultCache;
   accounts: AccountStore;
   apiKeyGate: ApiKeyGate;
+  idempotencyKeys: IdempotencyKeys;
   llmKeys: LlmKeyStore;
   usage: UsageCounters;
   rateLimiter: RateLimiter;
@@ -26,6 +28,7 @@ export function createStores(redis: Redis, prefix: string, masterSecret: string)
     cache: new ResultCache(redis, prefix),
     accounts: new AccountStore(redis, prefix, masterSecret),
     apiKeyGate: new ApiKeyGate(redis, prefix),
+    idempotencyKeys: new IdempotencyKeys(redis, prefix),
     llmKeys: new LlmKeyStore(redis, prefix, masterSecret),
     usage: new UsageCounters(redis, prefix),
     rateLimiter: new RateLimiter(redis, prefix),

@@ -1,5 +1,6 @@
 import type { QueueProducer } from '@gleaner/queues';
-import { hasEnded, type Family, type RecordEndings, type RequestRecord, type RequestRecordStore, type UsageCounters } from '@gleaner/store';
+import type { Family, RecordEndings, RequestRecord, Stores } from '@gleaner/store';
+import { endedWithin, recordAfterWait, type IdempotentSubmit } from './idempotency.js';
 
 export interface SubmitInput<P extends object> {
   family: Family;
@@ -11,33 +12,64 @@ export interface SubmitInput<P extends object> {
   payload: P;
   windowMs: number;
   credits?: number;
+  /** With an Idempotency-Key, the record is created only if the key names no live request. */
+  idempotency?: IdempotentSubmit;
+}
+
+export interface SubmitOutcome {
+  /** The request answered: the new one, or the one the Idempotency-Key already named. */
+  requestId: string;
+  /** Its record once ended inside the window; null: answer 202. */
+  record: RequestRecord | null;
+  /** The key already named a request (started by a submit that raced this one). */
+  replayed: boolean;
+  /** That request's fingerprint differs: the key was reused with another body. */
+  reusedWithOtherBody?: boolean;
 }
 
 /**
  * Submit = write the durable record, enqueue with job id = request id, then wait for the record
- * to end (RecordEndings) for at most the window. Returns the finished record, or null when the
- * caller should answer 202 (the status endpoint and the webhook are the main path; this wait is a
- * convenience).
+ * to end (RecordEndings) for at most the window. The record comes back when it ended in time;
+ * null means the caller should answer 202 (the status endpoint and the webhook are the main
+ * path; this wait is a convenience).
  *
  * The record and the job are sent together, not one after the other's answer: the producer adds
  * on the records' own connection (see the gateway's service), and Redis runs one connection's
  * commands in the order they were sent, so no worker can take the job before its record exists.
+ * With an Idempotency-Key the job waits for the claim's answer instead: only a submit that
+ * created the record may add its job (a second submit with the key answers the first's request).
  */
 export async function submitAndWait<P extends object>(
-  records: RequestRecordStore,
-  usage: UsageCounters,
+  stores: Pick<Stores, 'records' | 'usage' | 'idempotencyKeys'>,
   endings: RecordEndings,
   s: SubmitInput<P>,
-): Promise<RequestRecord | null> {
+): Promise<SubmitOutcome> {
+  const { records, usage } = stores;
   // Waiting from before the job exists: the notice of its end is not kept for latecomers.
   const waiting = s.windowMs > 0 ? endings.wait(s.family, s.requestId, s.windowMs) : null;
-  const created = records.create({
+  const newRecord = {
     id: s.requestId,
     family: s.family,
     accountId: s.accountId,
     input: s.input,
-    webhook: s.webhookUrl ? { url: s.webhookUrl, status: 'pending', attempts: 0 } : undefined,
-  });
+    webhook: s.webhookUrl ? { url: s.webhookUrl, status: 'pending' as const, attempts: 0 } : undefined,
+  };
+  let created: Promise<unknown>;
+  if (s.idempotency) {
+    const claimed = await stores.idempotencyKeys.createClaimed(newRecord, s.idempotency.key, s.idempotency.fingerprint).catch((err: unknown) => {
+      waiting?.cancel();
+      throw err;
+    });
+    if (!claimed.created) {
+      waiting?.cancel();
+      const { requestId, fingerprint } = claimed.claim;
+      if (fingerprint !== s.idempotency.fingerprint) return { requestId, record: null, replayed: true, reusedWithOtherBody: true };
+      return { requestId, record: await endedWithin(records, endings, s.family, requestId, s.windowMs), replayed: true };
+    }
+    created = Promise.resolve(claimed.record);
+  } else {
+    created = records.create(newRecord);
+  }
   const added = s.producer.add(s.payload, s.requestId);
   const [record, queued] = await Promise.allSettled([created, added]);
   if (record.status === 'rejected') {
@@ -47,21 +79,14 @@ export async function submitAndWait<P extends object>(
   }
   if (queued.status === 'rejected') {
     waiting?.cancel();
-    // Not queued means not accepted: remove the record so no request sits "received" forever.
+    // Not queued means not accepted: remove the record so no request sits "received" forever
+    // (an Idempotency-Key claimed for it is free again once its record is gone).
     await records.delete(s.family, s.requestId).catch(() => undefined);
     throw queued.reason;
   }
   // Counted while the job runs, not before: the caller's answer never waits on this write.
   const counted = usage.countRequest(s.accountId, s.family, s.credits ?? 0).catch(() => undefined);
-  const ended = waiting ? await waiting.ended : null;
+  const ended = await recordAfterWait(records, waiting, s.family, s.requestId);
   await counted;
-  if (ended) return ended;
-  try {
-    // No notice inside the window: it may have ended while the notices could not reach us.
-    const current = await records.get(s.family, s.requestId);
-    return current && hasEnded(current.status) ? current : null;
-  } catch {
-    // The job is accepted; if the store is unreachable right now the caller polls later.
-    return null;
-  }
+  return { requestId: s.requestId, record: ended, replayed: false };
 }

@@ -1,8 +1,9 @@
 import { ApiError, STORAGE_RETRY_AFTER_SECONDS, type ErrorTable } from './api-error.js';
 
 /**
- * Document parser codes (SPEC table); the HTTP status is the code's first three digits. 403-001
- * and 413-001 are ours (the SPEC has no code for a missing scope or an oversized body).
+ * Document parser codes (SPEC table); the HTTP status is the code's first three digits. 403-001,
+ * 413-001, 400-006 and 422-001 are ours (the SPEC has no code for a missing scope, an oversized
+ * body, or an Idempotency-Key malformed or reused with another body).
  */
 const CODES: Record<string, string> = {
   '400-001': 'Invalid file type',
@@ -10,11 +11,13 @@ const CODES: Record<string, string> = {
   '400-003': 'Invalid webhook URL',
   '400-004': 'Missing required field',
   '400-005': 'Invalid output format',
+  '400-006': 'Invalid Idempotency-Key header',
   '401-001': 'Invalid API key',
   '403-001': 'API key lacks permission for this API',
   '404-001': 'Request ID not found',
   '404-002': 'Request expired, older than 7 days',
   '413-001': 'Request body exceeds 100 KB',
+  '422-001': 'Idempotency-Key reused with a different request',
   '429-001': 'Rate limit exceeded',
   '500-001': 'Processing error',
   '500-002': 'Storage error',

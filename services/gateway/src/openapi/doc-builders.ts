@@ -15,9 +15,29 @@ export const commonHeaders: Record<string, Header> = {
   'X-Request-ID': { description: 'The request id where one exists (submit and status answers), else an id for this HTTP exchange.', required: true, schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Limit': { description: 'Requests allowed per minute for this key (or bearer token).', schema: { type: 'integer', minimum: 1 } },
-  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
-  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Remaining': { description: 'Requests left in the sliding 60 s window.', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Reset': { description: 'When refused: seconds until a request may pass (as Retry-After). When allowed: seconds until the oldest request counted in the sliding 60 s window leaves it.', schema: { type: 'integer', minimum: 0 } },
+  'Idempotent-Replayed': { description: 'Present (true) when the submit carried an Idempotency-Key that an earlier submit had used: this is the answer for the request that submit started.', schema: { type: 'string', enum: ['true'] } },
 };
+
+/**
+ * The Idempotency-Key header of the submit operations. Documented behaviour (docs/api-changes-24.md):
+ * per account and family, kept as long as the request's record.
+ */
+export const idempotencyKeyParameter: Parameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    "Makes the submit safe to retry. A submit whose key (per account and API family) already started a request answers for that request instead of starting another: the same request id, 200 with its result if it has ended (waiting out the 20 s window if it still runs), else 202. The key is kept as long as the request's record; after that it starts a new request. The same key with a different body answers 422. 1 to 255 printable ASCII characters (a UUID is a good key); anything else answers 400.",
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  example: '6f1c2b9e-3d4a-4f7e-9b0c-1a2b3c4d5e6f',
+};
+
+/** A submit's 200 or 202: the answer to a retry with the same Idempotency-Key carries Idempotent-Replayed. */
+export function submitAnswer(response: Response): Response {
+  return { ...response, headers: { ...response.headers, 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } };
+}
 
 /** Headers of an answer with this status: every answer has X-Request-ID; 429 and 503 say when to retry. */
 function headersFor(status: number): Record<string, Reference> {

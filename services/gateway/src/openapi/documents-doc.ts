@@ -1,5 +1,5 @@
 import { DOCUMENT_TYPES } from '../routes/documents.js';
-import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
+import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, submitAnswer, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { Schema } from './openapi-types.js';
 
 const requestId: Schema = { type: 'string', description: 'Request id (UUIDv7); kept 7 days.' };
@@ -77,18 +77,20 @@ export const documentsDoc: DocSection = {
         description: 'PDF (text and scanned), doc/docx, images (OCR; multi-page TIFF, HEIC) and txt. Answers 200 within 20 s, else 202; poll the status endpoint (first after 5 s, then every 10 s) or use a webhook.',
         tags: ['Document parser'],
         security: apiKeySecurity,
+        parameters: [idempotencyKeyParameter],
         requestBody: jsonRequestBody(schemaRef('ParseRequest'), {
           pdf: { summary: 'PDF to markdown', value: submitExample },
           scan: { summary: 'Scanned image with a webhook', value: { url: 'https://example.com/scans/invoice.tiff', type: 'tiff', output: 'plain', webhook: 'https://hooks.example.net/gleaner' } },
         }),
         responses: {
-          '200': jsonResponse(200, 'Completed within the window.', schemaRef('ParseCompleted')),
-          '202': jsonResponse(202, 'Still processing.', schemaRef('ParseAccepted'), { requestId: EXAMPLE_REQUEST_ID, status: 'PROCESSING', message: 'Document is being processed. Check the status endpoint for the result.' }),
+          '200': submitAnswer(jsonResponse(200, 'Completed within the window.', schemaRef('ParseCompleted'))),
+          '202': submitAnswer(jsonResponse(202, 'Still processing.', schemaRef('ParseAccepted'), { requestId: EXAMPLE_REQUEST_ID, status: 'PROCESSING', message: 'Document is being processed. Check the status endpoint for the result.' })),
           ...errorResponses('ParserError', {
-            400: '400-001 invalid file type (also unsupported, encrypted or over 50 MB), 400-002 invalid URL, 400-003 invalid webhook, 400-004 missing field or body not JSON, 400-005 invalid output.',
+            400: '400-001 invalid file type (also unsupported, encrypted or over 50 MB), 400-002 invalid URL, 400-003 invalid webhook, 400-004 missing field or body not JSON, 400-005 invalid output, 400-006 malformed Idempotency-Key.',
             401: '401-001: missing or unknown API key.',
             403: '403-001: the key lacks the parse scope.',
             413: '413-001: body over 100 KB.',
+            422: '422-001: the Idempotency-Key was already used with a different request body.',
             429: '429-001: rate limit exceeded.',
             500: '500-001 processing error, 500-002 storage unreachable (with Retry-After).',
           }),

@@ -1,4 +1,4 @@
-import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, jsonRequestBody, jsonResponse, nullableString, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
+import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, submitAnswer, jsonRequestBody, jsonResponse, nullableString, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { Schema } from './openapi-types.js';
 
 const requestId: Schema = { type: 'string', description: 'Request id (UUIDv7); lives 24 hours.' };
@@ -69,21 +69,22 @@ export const v1ScraperDoc: DocSection = {
         tags: ['Deprecated v1 scraper'],
         deprecated: true,
         security: apiKeySecurity,
+        parameters: [idempotencyKeyParameter],
         requestBody: jsonRequestBody(schemaRef('V1ScrapeRequest'), {
           css: { summary: 'CSS selector', value: submitExample },
           xpath: { summary: 'XPath selector', value: { url: 'https://example.com/pricing', selector: '//table[@class="prices"]//tr', use_llm: false } },
           llm: { summary: 'Language-model extraction', value: { url: 'https://example.com/pricing', use_llm: true, prompt: 'List every plan with its monthly price.' } },
         }),
         responses: {
-          '200': jsonResponse(200, 'Completed within 20 s.', { oneOf: [schemaRef('V1BasicResult'), schemaRef('V1LlmResult')] }),
-          '202': jsonResponse(202, 'Still processing.', schemaRef('V1Accepted'), { request_id: EXAMPLE_REQUEST_ID, status: 'processing' }),
+          '200': submitAnswer(jsonResponse(200, 'Completed within 20 s.', { oneOf: [schemaRef('V1BasicResult'), schemaRef('V1LlmResult')] })),
+          '202': submitAnswer(jsonResponse(202, 'Still processing.', schemaRef('V1Accepted'), { request_id: EXAMPLE_REQUEST_ID, status: 'processing' })),
           ...errorResponses('V1Error', {
-            400: 'Invalid parameters (URL, selector, missing prompt, no registered LLM key).',
+            400: 'Invalid parameters (URL, selector, missing prompt, no registered LLM key, malformed Idempotency-Key).',
             401: 'Missing or unknown API key.',
             403: 'The key lacks the scrape scope, or the target website refused us.',
             404: 'The target page does not exist.',
             413: 'Body over 100 KB.',
-            422: 'Language-model processing failed.',
+            422: 'Language-model processing failed, or the Idempotency-Key was already used with a different request body.',
             429: 'Rate limit exceeded.',
             500: 'Processing failed.',
             503: 'Storage or queue unreachable.',

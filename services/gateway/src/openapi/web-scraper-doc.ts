@@ -1,4 +1,4 @@
-import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, jsonRequestBody, jsonResponse, nullableString, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
+import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, submitAnswer, jsonRequestBody, jsonResponse, nullableString, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { Schema } from './openapi-types.js';
 
 const requestId: Schema = { type: 'string', description: 'Request id (UUIDv7).' };
@@ -167,6 +167,7 @@ export const webScraperDoc: DocSection = {
         description: 'Answers 200 with the result when the work completes within 20 s, else 202; the status endpoint and the webhook deliver the rest. Basic mode answers flat fields, LLM mode a content object plus llm_output.',
         tags: ['Web scraper'],
         security: apiKeySecurity,
+        parameters: [idempotencyKeyParameter],
         requestBody: jsonRequestBody(schemaRef('ScrapeRequest'), {
           markdown: { summary: 'Text and markdown', value: submitExample },
           llm: { summary: 'Language-model extraction', value: { url: 'https://example.com/products/42', use_llm: true, prompt: 'Return the product name and price as {name, price}.', llm_key_id: '01920c4e-0000-7000-8000-00000000a11e' } },
@@ -174,14 +175,15 @@ export const webScraperDoc: DocSection = {
           webhook: { summary: 'With a completion webhook', value: { url: 'https://example.com/', webhook: 'https://hooks.example.net/gleaner' } },
         }),
         responses: {
-          '200': jsonResponse(200, 'Completed within the window (or served from the cache).', { oneOf: [schemaRef('ScrapeBasicResult'), schemaRef('ScrapeLlmResult')] }),
-          '202': jsonResponse(202, 'Still processing after 20 s.', schemaRef('ScrapeAccepted'), { request_id: EXAMPLE_REQUEST_ID, url: submitExample.url, status: 'processing', message: 'Request is still processing. Check the status endpoint later (poll at most every 5 minutes) or wait for the webhook.' }),
-          '400': jsonResponse(400, 'E001 malformed body, E003 bad or non-public URL, E009 rule violation (also a request that failed with E003/E009 inside the window).', failedOrError),
+          '200': submitAnswer(jsonResponse(200, 'Completed within the window (or served from the cache).', { oneOf: [schemaRef('ScrapeBasicResult'), schemaRef('ScrapeLlmResult')] })),
+          '202': submitAnswer(jsonResponse(202, 'Still processing after 20 s.', schemaRef('ScrapeAccepted'), { request_id: EXAMPLE_REQUEST_ID, url: submitExample.url, status: 'processing', message: 'Request is still processing. Check the status endpoint later (poll at most every 5 minutes) or wait for the webhook.' })),
+          '400': jsonResponse(400, 'E001 malformed body or Idempotency-Key, E003 bad or non-public URL, E009 rule violation (also a request that failed with E003/E009 inside the window).', failedOrError),
           ...errorResponses('ScraperError', {
             401: 'E004: missing or unknown API key.',
             403: 'E004: the key lacks the scrape scope.',
             404: 'E002: use_cache and nothing is cached for this URL.',
             413: 'E001: body over 100 KB.',
+            422: 'E009: the Idempotency-Key was already used with a different request body.',
             429: 'E429: rate limit exceeded.',
           }),
           '500': jsonResponse(500, 'E008: processing failed inside the window (failed result), or an internal error.', failedOrError),

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import type { Router } from 'express';
+import type { Response, Router } from 'express';
 import { isRequestId, newRequestId } from '@gleaner/platform';
 import type { ScrapeV1Job } from '@gleaner/queues';
 import { v1FailureStatus, v1ResultBody, v1StatusBody, type ScrapeV1Record } from '@gleaner/record-views';
@@ -8,6 +8,7 @@ import { ApiError } from '../errors/index.js';
 import { requireApiKey } from '../middleware/auth.js';
 import { accountIdOf, setRequestId } from '../middleware/context.js';
 import { jsonObjectBody } from '../middleware/json-body.js';
+import { idempotentSubmitOf, REPLAYED_HEADER, replayOf, reusedKeyError } from '../idempotency.js';
 import { submitAndWait } from '../submit.js';
 import { checkUrl, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
@@ -35,11 +36,31 @@ interface V1Body {
 export function v1ScraperRouter(deps: GatewayDeps): Router {
   const { stores, config, logger } = deps;
   const allowPrivate = config.GLEANER_ALLOW_PRIVATE_NETWORKS;
+  const idempotencyDeps = { records: stores.records, idempotencyKeys: stores.idempotencyKeys, endings: deps.recordEndings, windowMs: config.SYNC_WINDOW_MS };
   return familyRouter('v1', logger, (router) => {
     router.use(requireApiKey(stores.apiKeyGate, 'scrape', config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
 
+    /** The answer of a submit whose request is `record` (null: still running). */
+    const answer = (res: Response, requestId: string, record: ScrapeV1Record | null, replayed: boolean) => {
+      setRequestId(res, requestId);
+      if (replayed) res.set(REPLAYED_HEADER, 'true');
+      if (!record) {
+        res.status(202).json({ request_id: requestId, status: 'processing' });
+      } else if (record.status === 'completed') {
+        res.status(200).json(v1ResultBody(record));
+      } else {
+        const status = v1FailureStatus(record);
+        res.status(status).json({ error: record.error?.message ?? 'Processing failed', status_code: status, request_id: requestId });
+      }
+    };
+
     router.post('/', async (req, res) => {
       const accountId = accountIdOf(res);
+      const idempotency = idempotentSubmitOf(req, 'v1');
+      if (idempotency) {
+        const replay = await replayOf(idempotencyDeps, 'scrape-v1', 'v1', accountId, idempotency);
+        if (replay) return answer(res, replay.requestId, replay.ended as ScrapeV1Record | null, true);
+      }
       const { error, value } = v1BodySchema.validate(req.body, { convert: false });
       if (error) throw new ApiError('400', error.details[0].message.replace(/"/g, "'"), { status: 400 });
       const body = value as V1Body;
@@ -71,7 +92,7 @@ export function v1ScraperRouter(deps: GatewayDeps): Router {
         ...(useLlm ? { prompt: body.prompt } : {}),
         ...(body.webhook ? { webhook: body.webhook } : {}),
       };
-      const record = (await submitAndWait(stores.records, stores.usage, deps.recordEndings, {
+      const outcome = await submitAndWait(stores, deps.recordEndings, {
         family: 'scrape-v1',
         requestId,
         accountId,
@@ -81,16 +102,10 @@ export function v1ScraperRouter(deps: GatewayDeps): Router {
         payload,
         windowMs: config.SYNC_WINDOW_MS,
         credits: 1,
-      })) as ScrapeV1Record | null;
-
-      if (!record) {
-        res.status(202).json({ request_id: requestId, status: 'processing' });
-      } else if (record.status === 'completed') {
-        res.status(200).json(v1ResultBody(record));
-      } else {
-        const status = v1FailureStatus(record);
-        res.status(status).json({ error: record.error?.message ?? 'Processing failed', status_code: status, request_id: requestId });
-      }
+        idempotency,
+      });
+      if (outcome.reusedWithOtherBody) throw reusedKeyError('v1');
+      answer(res, outcome.requestId, outcome.record as ScrapeV1Record | null, outcome.replayed);
     });
 
     router.get('/:requestId', async (req, res) => {

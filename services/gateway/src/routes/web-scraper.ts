@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import type { Router } from 'express';
+import type { Response, Router } from 'express';
 import { compileOutputSchema, LlmError } from '@gleaner/llm-extract';
 import { isRequestId, newRequestId } from '@gleaner/platform';
 import type { ScrapeJob } from '@gleaner/queues';
@@ -9,6 +9,7 @@ import { ApiError } from '../errors/index.js';
 import { requireApiKey } from '../middleware/auth.js';
 import { accountIdOf, setRequestId } from '../middleware/context.js';
 import { jsonObjectBody } from '../middleware/json-body.js';
+import { idempotentSubmitOf, REPLAYED_HEADER, replayOf, reusedKeyError } from '../idempotency.js';
 import { submitAndWait } from '../submit.js';
 import { checkUrl, httpUrlOrNull, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
@@ -63,12 +64,41 @@ export function webScraperRouter(deps: GatewayDeps): Router {
   const { stores, config, logger } = deps;
   const allowPrivate = config.GLEANER_ALLOW_PRIVATE_NETWORKS;
   const renderedStatus = new RenderedRecords();
+  const idempotencyDeps = { records: stores.records, idempotencyKeys: stores.idempotencyKeys, endings: deps.recordEndings, windowMs: config.SYNC_WINDOW_MS };
   return familyRouter('scraper', logger, (router) => {
     router.use(requireApiKey(stores.apiKeyGate, 'scrape', config.DEFAULT_RATE_LIMIT_PER_MINUTE), jsonObjectBody);
+
+    /** The answer of a submit whose request is `record` (null: still running). */
+    const answer = (res: Response, requestId: string, url: string, record: ScrapeRecord | null, replayed: boolean) => {
+      setRequestId(res, requestId);
+      if (replayed) res.set(REPLAYED_HEADER, 'true');
+      if (!record) {
+        res.status(202).json({ request_id: requestId, url, status: 'processing', message: PROCESSING_MESSAGE });
+      } else if (record.status === 'completed') {
+        res.status(200).json(scrapeImmediateBody(record));
+      } else {
+        const rendered = scrapeErrorString(record);
+        const includeTrace = config.NODE_ENV === 'development' && record.error?.trace;
+        res.status(record.error?.code === 'E003' || record.error?.code === 'E009' ? 400 : 500).json({
+          request_id: requestId,
+          url,
+          status: 'failed',
+          timestamp: record.completedAt ?? record.createdAt,
+          error: rendered,
+          ...(includeTrace ? { error_trace: record.error!.trace } : {}),
+        });
+      }
+    };
 
     router.post('/', async (req, res) => {
       const accountId = accountIdOf(res);
       const body = validateShape(req.body);
+      // A cache read starts no request: it needs no key, and one sent is not kept.
+      const idempotency = body.use_cache === true ? undefined : idempotentSubmitOf(req, 'scraper');
+      if (idempotency) {
+        const replay = await replayOf(idempotencyDeps, 'scrape', 'scraper', accountId, idempotency);
+        if (replay) return answer(res, replay.requestId, String(replay.record.input.url), replay.ended as ScrapeRecord | null, true);
+      }
       if (body.use_cache === true) {
         // SPEC: with use_cache every other field is ignored. Nothing is fetched, so the URL is
         // only a key: checked for form, not resolved (a DNS lookup per cache hit, and a hit
@@ -111,7 +141,7 @@ export function webScraperRouter(deps: GatewayDeps): Router {
         ...(useLlm ? { prompt: body.prompt, llmKeyId, ...(body.schema ? { schema: body.schema } : {}) } : {}),
         ...(body.webhook ? { webhook: body.webhook } : {}),
       };
-      const record = (await submitAndWait(stores.records, stores.usage, deps.recordEndings, {
+      const outcome = await submitAndWait(stores, deps.recordEndings, {
         family: 'scrape',
         requestId,
         accountId,
@@ -120,24 +150,10 @@ export function webScraperRouter(deps: GatewayDeps): Router {
         producer: deps.producers.scrape,
         payload,
         windowMs: config.SYNC_WINDOW_MS,
-      })) as ScrapeRecord | null;
-
-      if (!record) {
-        res.status(202).json({ request_id: requestId, url: body.url, status: 'processing', message: PROCESSING_MESSAGE });
-      } else if (record.status === 'completed') {
-        res.status(200).json(scrapeImmediateBody(record));
-      } else {
-        const rendered = scrapeErrorString(record);
-        const includeTrace = config.NODE_ENV === 'development' && record.error?.trace;
-        res.status(record.error?.code === 'E003' || record.error?.code === 'E009' ? 400 : 500).json({
-          request_id: requestId,
-          url: body.url,
-          status: 'failed',
-          timestamp: record.completedAt ?? record.createdAt,
-          error: rendered,
-          ...(includeTrace ? { error_trace: record.error!.trace } : {}),
-        });
-      }
+        idempotency,
+      });
+      if (outcome.reusedWithOtherBody) throw reusedKeyError('scraper');
+      answer(res, outcome.requestId, body.url, outcome.record as ScrapeRecord | null, outcome.replayed);
     });
 
     router.get('/:requestId', async (req, res) => {
