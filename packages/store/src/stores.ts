@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { AccountRequests } from './account-requests.js';
 import { AccountStore } from './accounts.js';
 import { ApiKeyGate } from './api-key-gate.js';
 import { LlmKeyStore } from './llm-keys.js';
@@ -18,6 +19,8 @@ export interface Stores {
   usage: UsageCounters;
   rateLimiter: RateLimiter;
   subscriptions: WebhookSubscriptionStore;
+  /** The account's recent requests, newest first (the console's Requests and Webhooks pages). */
+  accountRequests: AccountRequests;
 }
 
 export function createStores(redis: Redis, prefix: string, masterSecret: string): Stores {
@@ -30,5 +33,6 @@ export function createStores(redis: Redis, prefix: string, masterSecret: string)
     usage: new UsageCounters(redis, prefix),
     rateLimiter: new RateLimiter(redis, prefix),
     subscriptions: new WebhookSubscriptionStore(redis, prefix),
+    accountRequests: new AccountRequests(redis, prefix),
   };
 }
