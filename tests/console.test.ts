@@ -27,6 +27,7 @@ const prefix = testPrefix('console');
 const env = serviceEnv(prefix, { LOG_LEVEL: 'error' });
 let gateway: GatewayProcess;
 let worker: ServiceProcess;
+let dispatcher: ServiceProcess;
 let test: TestStores;
 let site: Awaited<ReturnType<typeof startPageServer>>;
 let owner: CreatedAccount;
@@ -44,9 +45,13 @@ beforeAll(async () => {
       `<article><h1>Evil page</h1><p>Before ${TEXT_ATTACK.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')} after, and enough words to be the main content of this page.</p></article>`,
       `<title>${TITLE_ATTACK.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</title>`,
     ),
+    // Webhook receivers: one accepts, one refuses for good (a 4xx other than 429 is not retried).
+    '/hook': (_q, s) => s.writeHead(200).end('ok'),
+    '/hook-gone': (_q, s) => s.writeHead(410).end('gone'),
   });
   worker = startService('scraper-worker', { ...env, SCRAPER_CONCURRENCY: '2', SCRAPER_EXTRACT_THREADS: '1' });
-  [gateway] = await Promise.all([startGatewayProcess(env), worker.waitFor(/ready/)]);
+  dispatcher = startService('webhook-dispatcher', env);
+  [gateway] = await Promise.all([startGatewayProcess(env), worker.waitFor(/ready/), dispatcher.waitFor(/ready/)]);
   test = openTestStores(prefix, env.GLEANER_SECRET);
   owner = await createAccountWithKey(test.stores, 'console-owner', { ratePerMinute: 10_000 });
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
@@ -67,7 +72,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await Promise.all([worker?.kill(), gateway?.process.kill()]);
+  await Promise.all([worker?.kill(), dispatcher?.kill(), gateway?.process.kill()]);
   await site?.close();
   await test?.close();
   await deleteKeysWithPrefix(prefix);
@@ -194,7 +199,6 @@ describe('the account console', () => {
     const listed = (await (await api(owner.apiKey, 'GET', '/account/webhooks')).json()) as { webhooks: Array<{ url: string; families: string[] }> };
     expect(listed.webhooks).toEqual([expect.objectContaining({ url: 'http://127.0.0.1:9/console-hook', families: ['scrape', 'parse'] })]);
     expect(await seriousViolations('webhooks')).toEqual([]);
-    await shoot('webhooks');
     await page.getByRole('button', { name: 'Remove subscription http://127.0.0.1:9/console-hook' }).click();
     await item.waitFor({ state: 'detached' });
     expect(((await (await api(owner.apiKey, 'GET', '/account/webhooks')).json()) as { webhooks: unknown[] }).webhooks).toEqual([]);
@@ -241,6 +245,27 @@ describe('the account console', () => {
     expect(await page.evaluate(() => (window as unknown as { __consolePwned?: string }).__consolePwned)).toBeUndefined();
     expect(await page.locator('[data-testid="result-view"] img, [data-testid="result-view"] script').count()).toBe(0);
     expect(await page.locator('img').count()).toBe(0);
+  });
+
+  it('shows recent webhook deliveries with their status, attempts and last error', async () => {
+    const delivered = await api(owner.apiKey, 'POST', '/web-scrapper/', { url: `${site.url}/article`, webhook: `${site.url}/hook` });
+    const refused = await api(owner.apiKey, 'POST', '/web-scrapper/', { url: `${site.url}/article`, webhook: `${site.url}/hook-gone` });
+    expect([delivered.status, refused.status]).toEqual([200, 200]);
+    const [deliveredId, refusedId] = [((await delivered.json()) as { request_id: string }).request_id, ((await refused.json()) as { request_id: string }).request_id];
+    for (let i = 0; i < 100; i++) {
+      const { deliveries } = (await (await api(owner.apiKey, 'GET', '/account/webhook-deliveries')).json()) as { deliveries: Array<{ status: string }> };
+      if (deliveries.filter((d) => d.status !== 'pending').length >= 2) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await open('webhooks');
+    const deliveredRow = page.locator('tr', { has: page.locator(`a[href="#/requests/${deliveredId}"]`) });
+    const refusedRow = page.locator('tr', { has: page.locator(`a[href="#/requests/${refusedId}"]`) });
+    await expect(deliveredRow.locator('td').nth(2).textContent()).resolves.toBe('delivered');
+    await expect(deliveredRow.locator('td').nth(3).textContent()).resolves.toBe('1');
+    await expect(refusedRow.locator('td').nth(2).textContent()).resolves.toBe('failed');
+    await expect(refusedRow.locator('td').nth(4).textContent()).resolves.toMatch(/410/);
+    expect(await seriousViolations('webhook deliveries')).toEqual([]);
+    await shoot('webhooks');
   });
 
   it('works at phone width', async () => {

@@ -164,7 +164,7 @@ export function Playground({ apiKey }: { apiKey: string }) {
   const result = outcome && typeof outcome.body === 'object' && outcome.body ? (outcome.body as Record<string, unknown>) : undefined;
   return (
     <>
-      <Section title="Playground">
+      <Section title="Request">
         <div class="tabs" role="group" aria-label="Request kind">
           <button type="button" aria-pressed={mode === 'scrape'} onClick={() => (setMode('scrape'), setOutcome(undefined))}>
             Scrape a page
