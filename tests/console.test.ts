@@ -83,8 +83,11 @@ async function seriousViolations(section: string): Promise<string[]> {
   return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${section}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
+/** The section freshly loaded (a hash change alone would keep the page's state). */
 async function open(section: string): Promise<void> {
-  await page.goto(`${gateway.url}/console#/${section}`);
+  const target = `${gateway.url}/console#/${section}`;
+  if (page.url() === target) await page.reload();
+  else await page.goto(target);
   await page.locator(`main[data-section="${section.split('/')[0]}"]`).waitFor();
 }
 
@@ -225,6 +228,15 @@ describe('the account console', () => {
     await page.getByLabel(/Language-model extraction/).uncheck();
     expect(await seriousViolations('playground')).toEqual([]);
     await shoot('playground');
+
+    // The parse form: by URL, its curl for /documents/parse.
+    await page.getByRole('button', { name: 'Parse a document' }).click();
+    await page.getByLabel(/Document URL/).fill(`${site.url}/notes.txt`);
+    await page.getByLabel(/^Type/).selectOption('txt');
+    await page.getByRole('radio', { name: 'From a URL' }).waitFor();
+    await page.getByLabel('Equivalent curl command').filter({ hasText: '/documents/parse' }).waitFor();
+    expect(await page.getByLabel('Equivalent curl command').textContent()).toContain(`-d '{"url":"${site.url}/notes.txt","type":"txt"}'`);
+    expect(await seriousViolations('playground parse')).toEqual([]);
   });
 
   it('never runs a script found in a scraped page\'s text or title', async () => {
