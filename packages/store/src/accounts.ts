@@ -34,7 +34,16 @@ export interface ApiKeyRecord {
   revokedAt?: number;
   /** First characters of the key, to recognise it in listings. */
   preview: string;
+  /** What the account calls it ("production", "n8n"); keys made before labels have none. */
+  label?: string;
 }
+
+/** A key as listed to its account: the record plus when it was last admitted (see ApiKeyLastUsed). */
+export interface ApiKeyListing extends ApiKeyRecord {
+  lastUsedAt?: number;
+}
+
+export const API_KEY_LABEL_MAX_CHARS = 100;
 
 export class AccountError extends Error {}
 
@@ -135,13 +144,17 @@ export class AccountStore {
   }
 
   /** Returns the key itself once; only its hash is stored. */
-  async createApiKey(accountId: string, scopes: Scope[] = [...SCOPES]): Promise<{ apiKey: string; record: ApiKeyRecord }> {
+  async createApiKey(accountId: string, scopes: Scope[] = [...SCOPES], options: { label?: string } = {}): Promise<{ apiKey: string; record: ApiKeyRecord }> {
     await this.requireAccount(accountId);
     const unknown = scopes.filter((s) => !SCOPES.includes(s));
     if (unknown.length || scopes.length === 0) throw new AccountError(`scopes must be among ${SCOPES.join(', ')}`);
+    const label = options.label?.trim();
+    if (label !== undefined && (label.length > API_KEY_LABEL_MAX_CHARS || /[\u0000-\u001f\u007f]/.test(label))) {
+      throw new AccountError(`label must be at most ${API_KEY_LABEL_MAX_CHARS} characters, without control characters`);
+    }
     const keyId = randomBytes(8).toString('hex');
     const apiKey = `glk_${keyId}_${randomBytes(24).toString('base64url')}`;
-    const record: ApiKeyRecord = { keyId, accountId, scopes: [...new Set(scopes)], createdAt: unixNow(), preview: apiKey.slice(0, 12) };
+    const record: ApiKeyRecord = { keyId, accountId, scopes: [...new Set(scopes)], createdAt: unixNow(), preview: apiKey.slice(0, 12), ...(label ? { label } : {}) };
     const hash = hashApiKey(apiKey);
     await this.redis
       .multi()
@@ -152,22 +165,31 @@ export class AccountStore {
     return { apiKey, record };
   }
 
-  async listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
-    const ids = await this.redis.smembers(this.keys.accountApiKeys(accountId));
-    const records: ApiKeyRecord[] = [];
+  /** Oldest first, each with its last use (written by ApiKeyLastUsed, to the minute). */
+  async listApiKeys(accountId: string): Promise<ApiKeyListing[]> {
+    const [ids, lastUsed] = await Promise.all([this.redis.smembers(this.keys.accountApiKeys(accountId)), this.redis.hgetall(this.keys.apiKeysLastUsed(accountId))]);
+    const records: ApiKeyListing[] = [];
     for (const id of ids) {
       const hash = await this.redis.get(this.keys.apiKeyById(id));
       const raw = hash ? await this.redis.get(this.keys.apiKeyByHash(hash)) : null;
-      if (raw) records.push(JSON.parse(raw) as ApiKeyRecord);
+      if (!raw) continue;
+      const record = JSON.parse(raw) as ApiKeyListing;
+      if (lastUsed[id]) record.lastUsedAt = Number(lastUsed[id]);
+      records.push(record);
     }
     return records.sort((a, b) => a.createdAt - b.createdAt || a.keyId.localeCompare(b.keyId));
   }
 
-  async revokeApiKey(keyId: string): Promise<ApiKeyRecord> {
+  /**
+   * Revocation applies to the very next request (the gate has no cache). With `accountId`, a key
+   * of another account is answered as unknown: an account cannot learn of, nor revoke, others' keys.
+   */
+  async revokeApiKey(keyId: string, accountId?: string): Promise<ApiKeyRecord> {
     const hash = await this.redis.get(this.keys.apiKeyById(keyId));
     const raw = hash ? await this.redis.get(this.keys.apiKeyByHash(hash)) : null;
     if (!hash || !raw) throw new AccountError(`no API key ${keyId}`);
     const record = JSON.parse(raw) as ApiKeyRecord;
+    if (accountId !== undefined && record.accountId !== accountId) throw new AccountError(`no API key ${keyId}`);
     record.revokedAt ??= unixNow();
     await this.redis.set(this.keys.apiKeyByHash(hash), JSON.stringify(record));
     return record;

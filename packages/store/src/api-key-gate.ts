@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { hashApiKey, looksLikeApiKey, type ApiKeyRecord, type Scope } from './accounts.js';
+import { ApiKeyLastUsed } from './api-key-last-used.js';
 import { Keyspace } from './keyspace.js';
 import { rateDecision, SLIDING_LOG_LUA, type RateDecision } from './rate-limiter.js';
 
@@ -49,6 +50,7 @@ function around(key: string): [string, string] {
 /** API-key admission for the HTTP families: authentication, scope and the per-key rate limit. */
 export class ApiKeyGate {
   private readonly keys: Keyspace;
+  private readonly lastUsed: ApiKeyLastUsed;
 
   constructor(
     private readonly redis: Redis,
@@ -56,6 +58,7 @@ export class ApiKeyGate {
     private readonly windowSeconds = 60,
   ) {
     this.keys = new Keyspace(prefix);
+    this.lastUsed = new ApiKeyLastUsed(redis, prefix);
     // ioredis sends EVALSHA and falls back to EVAL once per client when Redis lacks the script.
     if (!('gleanerApiKeyGate' in redis)) redis.defineCommand('gleanerApiKeyGate', { lua: GATE_SCRIPT, numberOfKeys: 1 });
   }
@@ -74,6 +77,8 @@ export class ApiKeyGate {
     if (reply[0] === 0) return { kind: 'unknown' };
     const key = JSON.parse(reply[1]) as ApiKeyRecord;
     if (reply[0] === 1) return { kind: 'forbidden', key };
+    // Not awaited, and a failed write is not the caller's problem: it only dates the key list.
+    this.lastUsed.touch(key.accountId, key.keyId).catch(() => undefined);
     const [, , allowed, count, resetMs, limit] = reply;
     return { kind: 'admitted', key, rate: rateDecision(allowed === 1, count, limit, resetMs) };
   }

@@ -12,21 +12,13 @@ redis.call('EXPIRE', KEYS[1], ARGV[1])
 return count
 `;
 
-/** KEYS[1] a hash; ARGV field, increment, field, increment, ... */
-const HASH_INCREMENTS_SCRIPT = `
-for i = 1, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end
-return 1
-`;
-
 interface CounterCommands {
   gleanerIncrementWithExpiry(key: string, ttlSeconds: number): Promise<number>;
-  gleanerHashIncrements(key: string, ...fieldsAndIncrements: Array<string | number>): Promise<number>;
 }
 
 function counters(redis: Redis): CounterCommands {
   if (!('gleanerIncrementWithExpiry' in redis)) {
     redis.defineCommand('gleanerIncrementWithExpiry', { lua: INCREMENT_WITH_EXPIRY_SCRIPT, numberOfKeys: 1 });
-    redis.defineCommand('gleanerHashIncrements', { lua: HASH_INCREMENTS_SCRIPT, numberOfKeys: 1 });
   }
   return redis as unknown as CounterCommands;
 }
@@ -34,9 +26,4 @@ function counters(redis: Redis): CounterCommands {
 /** INCR, then (re)sets the key's expiry; the new count. */
 export function incrementWithExpiry(redis: Redis, key: string, ttlSeconds: number): Promise<number> {
   return counters(redis).gleanerIncrementWithExpiry(key, ttlSeconds);
-}
-
-/** HINCRBY of each field, all or none. */
-export async function incrementHashFields(redis: Redis, key: string, increments: Record<string, number>): Promise<void> {
-  await counters(redis).gleanerHashIncrements(key, ...Object.entries(increments).flat());
 }

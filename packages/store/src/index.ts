@@ -11,6 +11,8 @@ export * from './usage.js';
 export * from './rate-limiter.js';
 export * from './api-key-gate.js';
 export * from './idempotency-keys.js';
+export * from './api-key-last-used.js';
+export * from './account-requests.js';
 export * from './stores.js';
 export * from './webhook-subscriptions.js';
 export * from './window-budget.js';

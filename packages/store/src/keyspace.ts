@@ -14,7 +14,12 @@ export class Keyspace {
   apiKeyById(keyId: string) { return `${this.prefix}:apikey-id:${keyId}`; }
   accountApiKeys(accountId: string) { return `${this.prefix}:account-keys:${accountId}`; }
   llmKeys(accountId: string) { return `${this.prefix}:llm-keys:${accountId}`; }
+  apiKeysLastUsed(accountId: string) { return `${this.prefix}:apikey-used:${accountId}`; }
   usage(accountId: string) { return `${this.prefix}:usage:${accountId}`; }
+  /** `day` is the UTC date, YYYY-MM-DD. */
+  usageDay(accountId: string, day: string) { return `${this.prefix}:usage-day:${accountId}:${day}`; }
+  /** Sorted set of the account's requests (`family:id`, scored by creation time in ms). */
+  accountRequests(accountId: string) { return `${this.prefix}:account-requests:${accountId}`; }
   rateWindow(subject: string, window: number) { return `${this.prefix}:rl:${subject}:${window}`; }
   /** A sorted set: the times of the requests the rate limit let through in the last window. */
   rateLog(subject: string) { return `${this.prefix}:rlog:${subject}`; }

@@ -46,6 +46,8 @@ export interface RequestRecord<Input = Record<string, unknown>, Result = Record<
   createdAt: number;
   updatedAt: number;
   completedAt?: number;
+  /** When the outcome was recorded, in ms: with the id's own time, the request's duration. */
+  completedAtMs?: number;
   input: Input;
   result?: Result;
   error?: RecordError;
@@ -71,6 +73,17 @@ export const RECORD_LIFETIME_SECONDS: Record<Family, { fromCreation: number; aft
   'scrape-v1': { fromCreation: 24 * 3600 },
   parse: { fromCreation: 7 * 24 * 3600 },
 };
+
+function endedNow(): { completedAt: number; completedAtMs: number } {
+  const ms = Date.now();
+  return { completedAt: Math.floor(ms / 1000), completedAtMs: ms };
+}
+
+/** From acceptance (the id's own millisecond) to the recorded outcome; undefined until it ends. */
+export function recordDurationMs(record: Pick<RequestRecord, 'id' | 'createdAt' | 'completedAtMs'>): number | undefined {
+  if (record.completedAtMs === undefined) return undefined;
+  return Math.max(0, record.completedAtMs - (requestIdTime(record.id) ?? record.createdAt * 1000));
+}
 
 export function hasEnded(status: RecordStatus): boolean {
   return status === 'completed' || status === 'failed';
@@ -298,7 +311,7 @@ export class RequestRecordStore {
    * a failure, nor the reverse. Found by tests/chaos.test.ts.
    */
   complete(family: Family, id: string, result: object, extra: Pick<Partial<RequestRecord>, 'usage' | 'progress'> = {}, options: UpdateOptions = {}) {
-    return this.update(family, id, (r) => (hasEnded(r.status) ? r : { ...r, ...extra, status: 'completed', result: result as Record<string, unknown>, error: undefined, completedAt: unixNow() }), options);
+    return this.update(family, id, (r) => (hasEnded(r.status) ? r : { ...r, ...extra, status: 'completed', result: result as Record<string, unknown>, error: undefined, ...endedNow() }), options);
   }
 
   /** Announces an ended record whose write was not announced (`announce: false`): see RecordEndings. */
@@ -308,7 +321,7 @@ export class RequestRecordStore {
 
   /** Records the failure unless an outcome is already recorded (see complete). */
   fail(family: Family, id: string, error: RecordError, extra: Pick<Partial<RequestRecord>, 'usage'> = {}) {
-    return this.update(family, id, (r) => (hasEnded(r.status) ? r : { ...r, ...extra, status: 'failed', error, completedAt: unixNow() }));
+    return this.update(family, id, (r) => (hasEnded(r.status) ? r : { ...r, ...extra, status: 'failed', error, ...endedNow() }));
   }
 
   setProgress(family: Family, id: string, pagesDone: number, pagesTotal: number) {

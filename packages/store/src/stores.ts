@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { AccountRequests } from './account-requests.js';
 import { AccountStore } from './accounts.js';
 import { ApiKeyGate } from './api-key-gate.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
@@ -20,6 +21,8 @@ export interface Stores {
   usage: UsageCounters;
   rateLimiter: RateLimiter;
   subscriptions: WebhookSubscriptionStore;
+  /** The account's recent requests, newest first (the console's Requests and Webhooks pages). */
+  accountRequests: AccountRequests;
 }
 
 export function createStores(redis: Redis, prefix: string, masterSecret: string): Stores {
@@ -33,5 +36,6 @@ export function createStores(redis: Redis, prefix: string, masterSecret: string)
     usage: new UsageCounters(redis, prefix),
     rateLimiter: new RateLimiter(redis, prefix),
     subscriptions: new WebhookSubscriptionStore(redis, prefix),
+    accountRequests: new AccountRequests(redis, prefix),
   };
 }

@@ -9,6 +9,7 @@ import { httpMetrics } from './middleware/http-metrics.js';
 import { docsRoutes } from './openapi/docs-routes.js';
 import { accountRouter } from './routes/account.js';
 import { botWebhookRouter } from './routes/bot-webhook.js';
+import { consoleRoutes } from './routes/console.js';
 import { documentsRouter } from './routes/documents.js';
 import { v1ScraperRouter } from './routes/v1-scraper.js';
 import { webScraperRouter } from './routes/web-scraper.js';
@@ -46,6 +47,7 @@ export function createGatewayApp(deps: GatewayDeps, options: AppOptions): Expres
   });
 
   app.use(docsRoutes());
+  app.use(consoleRoutes(deps.logger));
   app.use('/web-scrapper', webScraperRouter(deps));
   app.use('/v1/llm-web-scrapper', v1ScraperRouter(deps));
   app.use('/documents', documentsRouter(deps));

@@ -85,7 +85,7 @@ export async function submitAndWait<P extends object>(
     throw queued.reason;
   }
   // Counted while the job runs, not before: the caller's answer never waits on this write.
-  const counted = usage.countRequest(s.accountId, s.family, s.credits ?? 0).catch(() => undefined);
+  const counted = usage.countRequest(s.accountId, s.family, s.credits ?? 0, s.requestId).catch(() => undefined);
   const ended = await recordAfterWait(records, waiting, s.family, s.requestId);
   await counted;
   return { requestId: s.requestId, record: ended, replayed: false };

@@ -1,8 +1,50 @@
-import { LLM_PROVIDERS, SCOPES, SUBSCRIPTION_FAMILIES } from '@gleaner/store';
-import { apiKeySecurity, emptyResponse, errorResponses, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
-import type { Operation, Response, Schema } from './openapi-types.js';
+import { API_KEY_LABEL_MAX_CHARS, LLM_PROVIDERS, SCOPES, SUBSCRIPTION_FAMILIES, USAGE_DAYS_KEPT } from '@gleaner/store';
+import { apiKeySecurity, emptyResponse, errorResponses, EXAMPLE_REQUEST_ID, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
+import type { Operation, Parameter, Response, Schema } from './openapi-types.js';
 
 const families: Schema = { type: 'array', minItems: 1, items: { type: 'string', enum: [...SUBSCRIPTION_FAMILIES] } };
+const scopes: Schema = { type: 'array', minItems: 1, items: { type: 'string', enum: [...SCOPES] } };
+const unixTime = (description: string): Schema => ({ type: 'integer', description: `${description} (Unix time, seconds).` });
+const familyName: Schema = { type: 'string', enum: [...SUBSCRIPTION_FAMILIES] };
+const usageCounts = {
+  credits_used: { type: 'integer', minimum: 0, description: 'Credits spent (the v1 scraper charges one per submit).' },
+  requests: {
+    type: 'object',
+    required: [...SUBSCRIPTION_FAMILIES],
+    properties: Object.fromEntries(SUBSCRIPTION_FAMILIES.map((f) => [f, { type: 'integer', minimum: 0 } satisfies Schema])),
+  },
+  llm_tokens: { type: 'object', required: ['input', 'output'], properties: { input: { type: 'integer', minimum: 0 }, output: { type: 'integer', minimum: 0 } } },
+} satisfies Record<string, Schema>;
+const deliveryProperties = {
+  url: { type: 'string', description: 'The endpoint delivered to.' },
+  status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+  attempts: { type: 'integer', minimum: 0 },
+  last_error: { type: 'string', description: 'Why the last attempt failed.' },
+  delivered_at: unixTime('When it was accepted'),
+} satisfies Record<string, Schema>;
+const apiKeyRequired = ['key_id', 'scopes', 'preview', 'created_at'];
+const apiKeyProperties = {
+  key_id: { type: 'string' },
+  label: { type: 'string' },
+  scopes,
+  preview: { type: 'string', description: 'The first 12 characters of the key.' },
+  created_at: unixTime('Creation'),
+  last_used_at: unixTime('Last admitted request, to the minute'),
+  revoked_at: unixTime('Revocation'),
+} satisfies Record<string, Schema>;
+const summaryRequired = ['request_id', 'family', 'status', 'url', 'created_at', 'subscription_deliveries'];
+const summaryProperties = {
+  request_id: { type: 'string' },
+  family: familyName,
+  status: { type: 'string', enum: ['received', 'processing', 'completed', 'failed'] },
+  url: { type: 'string', description: 'The page or document.' },
+  created_at: unixTime('Acceptance'),
+  completed_at: unixTime('Outcome recorded'),
+  duration_ms: { type: 'integer', minimum: 0, description: 'From acceptance to the recorded outcome.' },
+  error: { type: 'string', description: '"CODE: message" of a failed request.' },
+  webhook: schemaRef('WebhookDelivery'),
+  subscription_deliveries: { type: 'integer', minimum: 0, description: "Deliveries to the account's webhook subscriptions." },
+} satisfies Record<string, Schema>;
 
 const schemas: Record<string, Schema> = {
   AccountInfo: {
@@ -18,15 +60,70 @@ const schemas: Record<string, Schema> = {
   AccountUsage: {
     type: 'object',
     required: ['credits_used', 'requests', 'llm_tokens', 'rate_limit_per_minute'],
+    properties: { ...usageCounts, rate_limit_per_minute: { type: 'integer', minimum: 1 } },
+  },
+  DailyUsage: {
+    type: 'object',
+    required: ['days'],
     properties: {
-      credits_used: { type: 'integer', minimum: 0, description: 'Credits spent (the v1 scraper charges one per submit).' },
-      requests: {
-        type: 'object',
-        required: [...SUBSCRIPTION_FAMILIES],
-        properties: Object.fromEntries(SUBSCRIPTION_FAMILIES.map((f) => [f, { type: 'integer', minimum: 0 } satisfies Schema])),
+      days: {
+        type: 'array',
+        description: 'Oldest first, today (UTC) last; days without use are zeros.',
+        items: { type: 'object', required: ['date', 'credits_used', 'requests', 'llm_tokens'], properties: { date: { type: 'string', format: 'date', description: 'UTC day.' }, ...usageCounts } },
       },
-      llm_tokens: { type: 'object', required: ['input', 'output'], properties: { input: { type: 'integer', minimum: 0 }, output: { type: 'integer', minimum: 0 } } },
-      rate_limit_per_minute: { type: 'integer', minimum: 1 },
+    },
+  },
+  ApiKeyRequest: {
+    type: 'object',
+    required: ['scopes'],
+    properties: { scopes, label: { type: 'string', maxLength: API_KEY_LABEL_MAX_CHARS, description: 'What you call the key ("production", "n8n").' } },
+  },
+  ApiKey: { type: 'object', required: apiKeyRequired, properties: apiKeyProperties },
+  CreatedApiKey: {
+    type: 'object',
+    required: ['key', ...apiKeyRequired],
+    properties: { key: { type: 'string', description: 'The key itself: shown this once, stored only as a hash.' }, ...apiKeyProperties },
+  },
+  ApiKeyList: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', description: 'Oldest first, revoked ones included.', items: schemaRef('ApiKey') } } },
+  WebhookDelivery: { type: 'object', required: ['url', 'status', 'attempts'], properties: deliveryProperties },
+  AccountRequestSummary: { type: 'object', required: summaryRequired, properties: summaryProperties },
+  AccountRequestList: {
+    type: 'object',
+    required: ['requests'],
+    properties: {
+      requests: { type: 'array', description: 'Newest first.', items: schemaRef('AccountRequestSummary') },
+      cursor: { type: 'string', description: 'Pass as cursor for the next, older page; absent on the last.' },
+    },
+  },
+  AccountRequestDetail: {
+    type: 'object',
+    required: [...summaryRequired, 'input', 'response', 'subscription_delivery_list'],
+    properties: {
+      ...summaryProperties,
+      input: { type: 'object', description: 'What was asked, as recorded.' },
+      text: { type: 'string', description: 'Extracted text (page, document in plain output, v1 selection).' },
+      markdown: { type: 'string', description: 'Markdown, when it was asked for.' },
+      response: { type: 'object', description: "What the family's status endpoint answers for this request." },
+      error_details: { type: 'array', items: { type: 'string' } },
+      subscription_delivery_list: {
+        type: 'array',
+        items: { type: 'object', required: ['subscription_id', 'url', 'status', 'attempts'], properties: { subscription_id: { type: 'string' }, ...deliveryProperties } },
+      },
+    },
+  },
+  WebhookDeliveryList: {
+    type: 'object',
+    required: ['deliveries'],
+    properties: {
+      deliveries: {
+        type: 'array',
+        description: 'Of the most recent requests, newest first: each request\'s own webhook, then its subscriptions.',
+        items: {
+          type: 'object',
+          required: ['request_id', 'family', 'created_at', 'url', 'status', 'attempts'],
+          properties: { request_id: { type: 'string' }, family: familyName, created_at: unixTime('Request accepted'), subscription_id: { type: 'string', description: 'Absent for the request\'s own webhook.' }, ...deliveryProperties },
+        },
+      },
     },
   },
   LlmKeyRequest: {
@@ -83,6 +180,8 @@ function accountOperation(operationId: string, summary: string, responses: Recor
 }
 
 const idParameter = (what: string, example: string) => [pathParameter('id', `Id of the ${what}.`, example)];
+const queryParameter = (name: string, description: string, schema: Schema): Parameter => ({ name, in: 'query', description, required: false, schema });
+const badQuery = errorResponses('ScraperError', { 400: 'E009: a query parameter out of range.' });
 
 export const accountDoc: DocSection = {
   schemas,
@@ -92,6 +191,61 @@ export const accountDoc: DocSection = {
     },
     '/account/usage': {
       get: accountOperation('getUsage', 'Usage and rate limit', { '200': jsonResponse(200, 'Credits, requests by family, LLM tokens, current rate limit.', schemaRef('AccountUsage')) }),
+    },
+    '/account/usage/daily': {
+      get: accountOperation(
+        'getDailyUsage',
+        'Usage per UTC day',
+        { '200': jsonResponse(200, 'Requests by family, credits and LLM tokens of each day.', schemaRef('DailyUsage')), ...badQuery },
+        { parameters: [queryParameter('days', `Days to return, today included (kept ${USAGE_DAYS_KEPT}).`, { type: 'integer', minimum: 1, maximum: USAGE_DAYS_KEPT, default: 30 })] },
+      ),
+    },
+    '/account/keys': {
+      get: accountOperation('listApiKeys', 'List API keys', { '200': jsonResponse(200, 'Keys of this account (never the keys themselves).', schemaRef('ApiKeyList')) }),
+      post: accountOperation(
+        'createApiKey',
+        'Create an API key',
+        { '201': jsonResponse(201, 'The key, shown this once.', schemaRef('CreatedApiKey')), ...bodyErrors },
+        {
+          description: 'The SPEC\'s "API Keys section": a key with the chosen scopes. Only its hash is stored.',
+          requestBody: jsonRequestBody(schemaRef('ApiKeyRequest'), {
+            scrape: { summary: 'A scraping key', value: { scopes: ['scrape'], label: 'crawler' } },
+            all: { summary: 'Every scope', value: { scopes: ['scrape', 'parse', 'account'] } },
+          }),
+        },
+      ),
+    },
+    '/account/keys/{id}': {
+      delete: accountOperation('revokeApiKey', 'Revoke an API key', { '204': emptyResponse(204, 'Revoked: its next request answers 401.'), ...notFound('API key') }, { parameters: idParameter('API key', '0123456789abcdef') }),
+    },
+    '/account/requests': {
+      get: accountOperation(
+        'listAccountRequests',
+        'Recent requests, every family',
+        { '200': jsonResponse(200, 'Newest first, as long as each request\'s record lives (scrapes 15 h after completion, v1 24 h, parse jobs 7 days).', schemaRef('AccountRequestList')), ...badQuery },
+        {
+          parameters: [
+            queryParameter('limit', 'Requests per page.', { type: 'integer', minimum: 1, maximum: 100, default: 25 }),
+            queryParameter('cursor', 'The cursor of the previous page.', { type: 'string' }),
+          ],
+        },
+      ),
+    },
+    '/account/requests/{id}': {
+      get: accountOperation(
+        'getAccountRequest',
+        'One request with its result',
+        { '200': jsonResponse(200, 'Summary, input, text and markdown, the status body, deliveries.', schemaRef('AccountRequestDetail')), ...notFound('request') },
+        { parameters: idParameter('request', EXAMPLE_REQUEST_ID) },
+      ),
+    },
+    '/account/webhook-deliveries': {
+      get: accountOperation(
+        'listWebhookDeliveries',
+        'Webhook deliveries of recent requests',
+        { '200': jsonResponse(200, 'Status, attempts and last error of each delivery.', schemaRef('WebhookDeliveryList')), ...badQuery },
+        { parameters: [queryParameter('limit', 'How many recent requests to look at.', { type: 'integer', minimum: 1, maximum: 100, default: 50 })] },
+      ),
     },
     '/account/llm-keys': {
       get: accountOperation('listLlmKeys', 'List language-model keys (masked)', { '200': jsonResponse(200, 'Keys, newest last; secrets masked.', schemaRef('LlmKeyList')) }),

@@ -31,7 +31,7 @@ export const openApiDocument: OpenApiDocument = {
     { name: 'Deprecated v1 scraper', description: 'CSS or XPath selector in; matched HTML and text, or language-model JSON, out.' },
     { name: 'Document parser', description: 'PDF, Word, images (OCR) and text files to plain text or markdown.' },
     { name: 'Bot webhook', description: 'Find or create a chat-bot user by phone, set custom fields, send a flow.' },
-    { name: 'Account', description: 'Scope account: usage, language-model keys, webhook secret and subscriptions. Errors in the scraper format.' },
+    { name: 'Account', description: 'Scope account: usage (totals and per day), API keys, language-model keys, webhook secret and subscriptions, recent requests and their webhook deliveries (what the console at /console shows). Errors in the scraper format.' },
     { name: 'Operations', description: 'Health, readiness, metrics and this documentation; no authentication.' },
   ],
   paths: Object.assign({}, ...sections.map((s) => s.paths)),

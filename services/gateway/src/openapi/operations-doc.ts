@@ -7,7 +7,7 @@ const textResponse = (description: string, contentType: string): Response => ({
   content: { [contentType]: { schema: { type: 'string' } } },
 });
 
-/** Unauthenticated endpoints for operators and tooling. */
+/** Unauthenticated endpoints for operators, tooling and browsers. */
 const open = (operationId: string, summary: string, responses: Operation['responses'], description?: string): Operation => ({
   operationId,
   summary,
@@ -34,5 +34,15 @@ export const operationsDoc: DocSection = {
     '/openapi.json': { get: open('openApiDocument', 'This OpenAPI document', { '200': jsonResponse(200, 'OpenAPI 3.1 document.', { type: 'object' }) }) },
     '/docs': { get: open('docsPage', 'API reference page', { '200': textResponse('This document rendered as HTML.', 'text/html') }) },
     '/docs/style.css': { get: open('docsStyle', 'Stylesheet of the reference page', { '200': textResponse('CSS.', 'text/css') }) },
+    '/console': {
+      get: open(
+        'consolePage',
+        'Account console',
+        { '200': textResponse('The console page: sign in with an API key that has the account scope.', 'text/html'), '500': textResponse('The console could not be built (see the gateway log).', 'text/plain') },
+        'A browser console over the /account endpoints and the APIs (usage, API keys, LLM keys, webhooks, recent requests, a playground). The key is kept in the tab\'s session storage and sent as x-api-key.',
+      ),
+    },
+    '/console/app.js': { get: open('consoleScript', 'Script of the console', { '200': textResponse('JavaScript module.', 'text/javascript') }) },
+    '/console/app.css': { get: open('consoleStyle', 'Stylesheet of the console', { '200': textResponse('CSS.', 'text/css') }) },
   },
 };

@@ -5,6 +5,8 @@ import { ApiError } from '../errors/index.js';
 import { requireApiKey } from '../middleware/auth.js';
 import { accountIdOf, ctx } from '../middleware/context.js';
 import { jsonObjectBody, optionalJsonObjectBody } from '../middleware/json-body.js';
+import { addAccountActivityRoutes } from './account-activity.js';
+import { addApiKeyRoutes } from './account-keys.js';
 import { familyRouter } from './family-router.js';
 import { checkUrl, webhookProblemMessage } from '../url-policy.js';
 
@@ -12,7 +14,8 @@ import { checkUrl, webhookProblemMessage } from '../url-policy.js';
 const BODILESS_ACTIONS = new Set(['/webhook-secret/rotate']);
 
 /**
- * `/account/*` (scope `account`): usage, LLM keys, webhook secret. `GET /account` (who am I) answers
+ * `/account/*` (scope `account`): usage, API keys, LLM keys, webhook secret and subscriptions,
+ * recent requests (what the console at /console shows). `GET /account` (who am I) answers
  * any valid key, whatever its scopes: it only describes the key itself, and it is what clients
  * (the n8n credential test) call to check a key that may be for scraping or parsing only.
  */
@@ -33,6 +36,9 @@ export function accountRouter(deps: GatewayDeps): Router {
       const [usage, account] = await Promise.all([stores.usage.read(accountId), stores.accounts.getAccount(accountId)]);
       res.json({ ...usage, rate_limit_per_minute: account?.rateLimitPerMinute ?? config.DEFAULT_RATE_LIMIT_PER_MINUTE });
     });
+
+    addApiKeyRoutes(router, deps);
+    addAccountActivityRoutes(router, deps);
 
     router.get('/llm-keys', async (_req, res) => {
       res.json({ keys: await stores.llmKeys.list(accountIdOf(res)) });

@@ -1,0 +1,85 @@
+/**
+ * The request fields the playground offers, one entry per API option: the form, the request body
+ * and the curl command are all built from these lists, so a new option (render_js, say) is one
+ * line here.
+ */
+export type OptionKind = 'url' | 'text' | 'longtext' | 'json' | 'boolean' | 'choice';
+
+export interface ApiOption {
+  /** The JSON field name. */
+  name: string;
+  label: string;
+  kind: OptionKind;
+  required?: boolean;
+  choices?: readonly string[];
+  /** Form default; a choice's default is also what the API assumes, so it is not sent. */
+  initial?: string | boolean;
+  /** Shown and sent only while this boolean option is on. */
+  onlyWith?: string;
+  hint?: string;
+  placeholder?: string;
+}
+
+export const SCRAPE_OPTIONS: readonly ApiOption[] = [
+  { name: 'url', label: 'Page URL', kind: 'url', required: true, placeholder: 'https://example.com/article' },
+  { name: 'output_type', label: 'Output', kind: 'choice', choices: ['plaintext', 'markdown'], initial: 'plaintext' },
+  { name: 'use_cache', label: 'Use the cached result (every other field is ignored)', kind: 'boolean', initial: false },
+  { name: 'webhook', label: 'Webhook URL (optional)', kind: 'url', placeholder: 'https://hooks.example.net/done' },
+  { name: 'use_llm', label: 'Language-model extraction', kind: 'boolean', initial: false },
+  { name: 'prompt', label: 'Prompt', kind: 'longtext', onlyWith: 'use_llm', required: true, placeholder: 'List the product names and prices' },
+  { name: 'llm_key_id', label: 'LLM key id (optional; the newest key otherwise)', kind: 'text', onlyWith: 'use_llm' },
+  { name: 'schema', label: 'Output JSON Schema (optional)', kind: 'json', onlyWith: 'use_llm', placeholder: '{"type":"object","properties":{}}' },
+];
+
+export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'] as const;
+
+/** Document parse by URL. A file upload (issue 29) is a second source beside `url`: see DocumentSource. */
+export const PARSE_OPTIONS: readonly ApiOption[] = [
+  { name: 'url', label: 'Document URL', kind: 'url', required: true, placeholder: 'https://example.com/report.pdf' },
+  { name: 'type', label: 'Type (a hint: the kind is read from the bytes)', kind: 'choice', choices: DOCUMENT_TYPES, initial: 'pdf' },
+  { name: 'output', label: 'Output', kind: 'choice', choices: ['plain', 'markdown'], initial: 'plain' },
+  { name: 'webhook', label: 'Webhook URL (optional)', kind: 'url', placeholder: 'https://hooks.example.net/done' },
+];
+
+export type OptionValues = Record<string, string | boolean>;
+
+export function initialValues(options: readonly ApiOption[]): OptionValues {
+  return Object.fromEntries(options.map((o) => [o.name, o.initial ?? (o.kind === 'boolean' ? false : '')]));
+}
+
+export function isShown(option: ApiOption, values: OptionValues): boolean {
+  return !option.onlyWith || values[option.onlyWith] === true;
+}
+
+/** The request body: shown fields that differ from the API's defaults; JSON fields parsed (a bad one throws). */
+export function requestBody(options: readonly ApiOption[], values: OptionValues): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const option of options) {
+    if (!isShown(option, values)) continue;
+    const value = values[option.name];
+    if (option.kind === 'boolean') {
+      if (value === true) body[option.name] = true;
+    } else if (typeof value === 'string' && value.trim() !== '') {
+      if (option.kind === 'choice' && value === option.initial) continue;
+      if (option.kind === 'json') {
+        try {
+          body[option.name] = JSON.parse(value);
+        } catch {
+          throw new Error(`${option.label}: not valid JSON`);
+        }
+      } else {
+        body[option.name] = option.kind === 'longtext' ? value : value.trim();
+      }
+    }
+  }
+  return body;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The same request as a curl command; the key is left as $GLEANER_API_KEY, never written out. */
+export function curlCommand(origin: string, path: string, body: Record<string, unknown>): string {
+  return [`curl -s ${shellQuote(origin + path)}`, `-H "x-api-key: $GLEANER_API_KEY"`, `-H 'content-type: application/json'`, `-d ${shellQuote(JSON.stringify(body))}`].join(' \\\n  ');
+}

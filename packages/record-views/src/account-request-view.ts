@@ -1,0 +1,97 @@
+import { recordDurationMs, type Family, type RequestRecord, type WebhookDeliveryState } from '@gleaner/store';
+import { parseErrorString, parseStatusBody, type ParseRecord } from './parse-view.js';
+import { v1StatusBody, type ScrapeV1Record } from './scrape-v1-view.js';
+import { scrapeErrorString, scrapeStatusBody, type ScrapeRecord } from './scrape-view.js';
+
+/**
+ * How `/account/requests` shows a request of any family to its account (the console's Requests
+ * and Webhooks pages): one summary shape across families, and a detail with the result as text,
+ * markdown and the family's own status body.
+ */
+export interface AccountRequestSummary {
+  request_id: string;
+  family: Family;
+  status: RequestRecord['status'];
+  /** The page or document URL. */
+  url: string;
+  created_at: number;
+  completed_at?: number;
+  /** From acceptance to the recorded outcome. */
+  duration_ms?: number;
+  /** "CODE: message", as the family's status endpoint says it. */
+  error?: string;
+  /** The request's own `webhook`, when it had one. */
+  webhook?: WebhookDeliveryView;
+  /** Deliveries to the account's webhook subscriptions. */
+  subscription_deliveries: number;
+}
+
+export interface WebhookDeliveryView {
+  url: string;
+  status: WebhookDeliveryState['status'];
+  attempts: number;
+  last_error?: string;
+  delivered_at?: number;
+}
+
+export interface AccountRequestDetail extends AccountRequestSummary {
+  /** What was asked, as recorded (url, output kind, selector, prompt...). */
+  input: Record<string, unknown>;
+  /** Extracted text: the page's or the document's (plain output), a v1 selection's text. */
+  text?: string;
+  /** Markdown when it was asked for. */
+  markdown?: string;
+  /** What the family's status endpoint answers for this request. */
+  response: Record<string, unknown>;
+  error_details?: string[];
+  subscription_delivery_list: Array<WebhookDeliveryView & { subscription_id: string }>;
+}
+
+export function webhookDeliveryView(d: WebhookDeliveryState): WebhookDeliveryView {
+  return { url: d.url, status: d.status, attempts: d.attempts, ...(d.lastError ? { last_error: d.lastError } : {}), ...(d.deliveredAt ? { delivered_at: d.deliveredAt } : {}) };
+}
+
+function errorString(record: RequestRecord): string | undefined {
+  if (record.status !== 'failed') return undefined;
+  if (record.family === 'scrape') return scrapeErrorString(record as unknown as ScrapeRecord);
+  if (record.family === 'parse') return parseErrorString(record as unknown as ParseRecord);
+  return `${record.error?.code ?? '500'}: ${record.error?.message ?? 'processing failed'}`;
+}
+
+export function accountRequestSummary(record: RequestRecord): AccountRequestSummary {
+  const error = errorString(record);
+  const durationMs = recordDurationMs(record);
+  return {
+    request_id: record.id,
+    family: record.family,
+    status: record.status,
+    url: String(record.input.url ?? ''),
+    created_at: record.createdAt,
+    ...(record.completedAt !== undefined ? { completed_at: record.completedAt } : {}),
+    ...(durationMs !== undefined ? { duration_ms: durationMs } : {}),
+    ...(error ? { error } : {}),
+    ...(record.webhook ? { webhook: webhookDeliveryView(record.webhook) } : {}),
+    subscription_deliveries: Object.keys(record.subscriptionDeliveries ?? {}).length,
+  };
+}
+
+export function accountRequestDetail(record: RequestRecord, includeTrace: boolean): AccountRequestDetail {
+  const base = {
+    ...accountRequestSummary(record),
+    input: record.input,
+    ...(record.error?.details?.length ? { error_details: record.error.details } : {}),
+    subscription_delivery_list: Object.entries(record.subscriptionDeliveries ?? {}).map(([id, d]) => ({ subscription_id: id, ...webhookDeliveryView(d) })),
+  };
+  if (record.family === 'scrape') {
+    const r = (record as unknown as ScrapeRecord).result;
+    return { ...base, ...(r ? { text: r.text, ...(r.markdown !== undefined ? { markdown: r.markdown } : {}) } : {}), response: scrapeStatusBody(record as unknown as ScrapeRecord, includeTrace) };
+  }
+  if (record.family === 'parse') {
+    const p = record as unknown as ParseRecord;
+    const data = p.result?.data;
+    return { ...base, ...(data !== undefined ? (p.input.output === 'markdown' ? { markdown: data } : { text: data }) : {}), response: parseStatusBody(p) };
+  }
+  const v1 = record as unknown as ScrapeV1Record;
+  const text = v1.result?.scraped_content?.text;
+  return { ...base, ...(text !== undefined ? { text } : {}), response: v1StatusBody(v1) };
+}
