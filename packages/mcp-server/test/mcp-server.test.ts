@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { startFakeAnthropic, type AnthropicScript, type FakeProvider } from '../../../tests/fakes/llm-providers.js';
 import { createKeyWithCli, gleanerCli } from '../../../tests/support/cli.js';
 import { serviceEnv } from '../../../tests/support/env.js';
 import { startGatewayProcess, type GatewayProcess } from '../../../tests/support/gateway-process.js';
@@ -39,6 +40,7 @@ let gateway: GatewayProcess;
 const workers: ServiceProcess[] = [];
 let apiKey: string;
 let parseOnlyKey: string;
+let anthropic: FakeProvider<AnthropicScript>;
 /** Responses of /docs/endless.pdf still open: it never ends while the test runs. */
 const endless = new Set<http.ServerResponse>();
 
@@ -72,12 +74,16 @@ beforeAll(async () => {
   parseOnlyKey = await createKeyWithCli('mcp-account', env, 'parse');
   // Every /mcp request and every API call a tool makes counts: the default 60 a minute is not enough for the whole file.
   await gleanerCli(['accounts', 'set-rate-limit', 'mcp-account', '100000'], env);
+  // LLM mode: the scraper-worker calls this stand-in of the Anthropic Messages API.
+  anthropic = await startFakeAnthropic();
+  await gleanerCli(['llm-keys', 'add', '--account', 'mcp-account', '--provider', 'anthropic', '--key', 'sk-ant-test', '--model', 'claude-test-model', '--base-url', anthropic.baseUrl], env);
 }, 120_000);
 
 afterAll(async () => {
   for (const res of endless) res.destroy();
   await Promise.all([gateway?.process.kill(), ...workers.map((w) => w.kill())]);
   await pages?.close();
+  await anthropic?.close();
   await deleteKeysWithPrefix(prefix);
 });
 
@@ -157,6 +163,19 @@ describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport
     expect(rich).toContain(`- [Ferry timetable](${pages.url}/timetable) (internal)`);
     expect(rich).toContain('- [storm report](https://example.org/storms) (external)');
     expect(rich).toContain(`## Images (1)\n- ![The first ferry](${pages.url}/ferry.jpg)`);
+  });
+
+  it('scrape with prompt and schema answers the JSON the language model extracted', async () => {
+    const schema = { type: 'object', properties: { headline: { type: 'string' }, reopened: { type: 'boolean' } }, required: ['headline', 'reopened'] };
+    anthropic.enqueue({ output: { headline: 'Harbour news', reopened: true } });
+    const result = await call(client, 'scrape', { url: `${pages.url}/article`, prompt: 'Give the headline and whether the harbour reopened.', schema });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toContain('Extracted by the language model (JSON):\n```json\n{\n  "headline": "Harbour news",\n  "reopened": true\n}\n```');
+    // The model was given the prompt, the page and the caller's schema.
+    const sent = anthropic.requests.at(-1)!;
+    expect(sent.rawBody).toContain('Give the headline and whether the harbour reopened.');
+    expect(sent.rawBody).toContain('The harbour reopened on Monday');
+    expect(sent.rawBody).toContain('"reopened":{"type":"boolean"}');
   });
 
   it('cuts a long page at max_length with a note, and get_result reads on from there', async () => {
