@@ -363,10 +363,13 @@ describe('/mcp on the gateway', () => {
     expect((await post({ ...headers, 'x-api-key': apiKey }, list)).status).toBe(404);
   });
 
-  it('a request that is not JSON answers 400 with a JSON-RPC parse error', async () => {
+  it('a request that is not JSON answers 400 with a JSON-RPC parse error, one over 100 KB 413', async () => {
     const res = await fetch(`${gateway.url}/mcp`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: '{"jsonrpc":' });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'E001: Request body is not valid JSON' }, id: null });
+    const large = await fetch(`${gateway.url}/mcp`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(110_000) } }) });
+    expect(large.status).toBe(413);
+    expect(await large.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'E001: Request body exceeds 100 KB' }, id: null });
   });
 });
 
