@@ -342,7 +342,7 @@ function pathAndMethodCases(): FuzzCase[] {
     '/documents/status/%ff', '/documents/status/../../x', '/documents/status/..%2f..%2fx', '/documents/status/%2e%2e/%2e%2e/x', '/documents/status/%E2%80%AE', `/documents/status/${longId}`,
     '/documents/status/', '/documents/', '/documents/parse/extra', '/documents/status/a%00b', '/documents/status/%u202e',
     '/account/%ff', '/account/llm-keys/%ff', '/account/llm-keys/%0a', '/account/webhooks/%ff', '/account/../web-scrapper/', '/account/usage/extra',
-    '/bot-webhook/%ff', '/bot-webhook/x', '/%ff', '/nowhere', '/web-scrapper%2f', `/${'x'.repeat(12_000)}`,
+    '/bot-webhook/%ff', '/bot-webhook/x', '/mcp/%ff', '/mcp/x', '/MCP', '/%ff', '/nowhere', '/web-scrapper%2f', `/${'x'.repeat(12_000)}`,
   ];
   for (const path of paths) {
     const auth = authFor(path);
@@ -358,7 +358,7 @@ function pathAndMethodCases(): FuzzCase[] {
   cases.push({ name: 'CONNECT to a family path', request: { method: 'CONNECT', path: '/documents/parse', headers: authFor('/documents/parse') } });
 
   const methods = ['PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND', 'LINK', 'get', 'FUZZ', 'G\u00c9T'];
-  const bases = ['/web-scrapper/', `/web-scrapper/${UUID7}`, '/v1/llm-web-scrapper', `/v1/llm-web-scrapper/${UUID7}`, '/documents/parse', `/documents/status/${UUID7}`, '/bot-webhook', '/account', '/account/usage', '/account/llm-keys', '/account/webhook-secret'];
+  const bases = ['/web-scrapper/', `/web-scrapper/${UUID7}`, '/v1/llm-web-scrapper', `/v1/llm-web-scrapper/${UUID7}`, '/documents/parse', `/documents/status/${UUID7}`, '/bot-webhook', '/account', '/account/usage', '/account/llm-keys', '/account/webhook-secret', '/mcp'];
   for (const path of bases) {
     for (const method of methods) {
       cases.push({ name: `${method} ${path}`, request: { method, path, headers: [...authFor(path), ['Content-Type', 'application/json']], body: '{"url":"x"}' } });

@@ -77,8 +77,10 @@ function rejectionProblems(hit: Hit): string[] {
   const problems: string[] = [];
   const format = errorFormatProblem(hit.shot.family, hit.json, 429, hit.headers.get('x-request-id') ?? undefined);
   if (format) problems.push(format);
-  const code = { scraper: /^E429: /, account: /^E429: /, parser: /^429-001: /, v1: /./, bot: /./ }[hit.shot.family];
-  if (!code.test(String(hit.json.error))) problems.push(`error ${JSON.stringify(hit.json.error)}`);
+  const code = { scraper: /^E429: /, account: /^E429: /, parser: /^429-001: /, v1: /./, bot: /./, mcp: /^E429: / }[hit.shot.family];
+  // /mcp answers a JSON-RPC error: its text is error.message.
+  const error = hit.shot.family === 'mcp' ? (hit.json.error as { message?: unknown } | undefined)?.message : hit.json.error;
+  if (!code.test(String(error))) problems.push(`error ${JSON.stringify(hit.json.error)}`);
   const retryAfter = Number(hit.headers.get('retry-after'));
   const reset = Number(hit.headers.get('ratelimit-reset'));
   if (!(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60)) problems.push(`Retry-After ${hit.headers.get('retry-after')}`);
@@ -99,6 +101,8 @@ function apiKeyShots(apiKey: string): Shot[] {
     { family: 'parser', method: 'GET', path: `/documents/status/${newRequestId()}`, headers: h },
     { family: 'parser', method: 'POST', path: '/documents/parse', headers: h, body: { type: 'pdf' } },
     { family: 'account', method: 'GET', path: '/account/usage', headers: h },
+    // No session id: the MCP endpoint's own answer is 400 (send initialize first).
+    { family: 'mcp', method: 'POST', path: '/mcp', headers: h, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
   ];
 }
 
@@ -147,7 +151,7 @@ describe('API keys', () => {
     expect(refused.flatMap(rejectionProblems)).toEqual([]);
     // Both replicas enforced the shared limit, in every family.
     expect(new Set(refused.map((h) => h.gateway))).toEqual(new Set([0, 1]));
-    expect(new Set(refused.map((h) => h.shot.family))).toEqual(new Set(['scraper', 'v1', 'parser', 'account']));
+    expect(new Set(refused.map((h) => h.shot.family))).toEqual(new Set(['scraper', 'v1', 'parser', 'account', 'mcp']));
     // Still refused afterwards, on either gateway.
     for (const g of [0, 1]) expect((await fire(g, apiKeyShots(limited.apiKey)[0])).status).toBe(429);
   }, 60_000);

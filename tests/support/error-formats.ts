@@ -3,7 +3,7 @@
  * null when `body` is a well-formed error answer for HTTP `status`, else what is wrong, so a test
  * can collect every problem of a large run before failing.
  */
-export type ErrorFamily = 'scraper' | 'v1' | 'parser' | 'bot' | 'account';
+export type ErrorFamily = 'scraper' | 'v1' | 'parser' | 'bot' | 'account' | 'mcp';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const keysOf = (v: Record<string, unknown>) => Object.keys(v).sort().join(',');
@@ -48,6 +48,17 @@ export function botErrorProblem(body: unknown, _status: number, requestIdHeader?
   return null;
 }
 
+/**
+ * `/mcp`: a JSON-RPC error response `{jsonrpc: "2.0", error: {code, message}, id: null}` (the
+ * gateway's refusals carry "E00x: message", the MCP transport's its own text).
+ */
+export function mcpErrorProblem(body: unknown): string | null {
+  if (!isObject(body)) return 'body is not a JSON object';
+  if (keysOf(body) !== 'error,id,jsonrpc' || body.jsonrpc !== '2.0') return `keys are ${keysOf(body)}, expected a JSON-RPC 2.0 error response`;
+  if (!isObject(body.error) || !Number.isInteger(body.error.code) || typeof body.error.message !== 'string' || body.error.message.trim() === '') return 'error is not {code: integer, message: string}';
+  return null;
+}
+
 export function errorFormatProblem(family: ErrorFamily, body: unknown, status: number, requestIdHeader?: string): string | null {
   switch (family) {
     case 'scraper':
@@ -59,6 +70,8 @@ export function errorFormatProblem(family: ErrorFamily, body: unknown, status: n
       return parserErrorProblem(body, status);
     case 'bot':
       return botErrorProblem(body, status, requestIdHeader);
+    case 'mcp':
+      return mcpErrorProblem(body);
   }
 }
 
@@ -68,5 +81,6 @@ export function familyOfPath(path: string): ErrorFamily {
   if (/^\/documents(\/|$|\?)/i.test(path)) return 'parser';
   if (/^\/bot-webhook(\/|$|\?)/i.test(path)) return 'bot';
   if (/^\/account(\/|$|\?)/i.test(path)) return 'account';
+  if (/^\/mcp(\/|$|\?)/i.test(path)) return 'mcp';
   return 'scraper';
 }

@@ -6,6 +6,11 @@ export interface GleanerClientOptions {
   apiKey: string;
   /** Defaults to the global fetch (Node 18+, browsers). */
   fetch?: typeof fetch;
+  /**
+   * Ends every call and wait of this client when aborted: a call in flight is aborted and a wait
+   * between polls rejects with the signal's reason. The requests already accepted go on in Gleaner.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -14,17 +19,31 @@ export interface GleanerClientOptions {
  */
 export class GleanerClient extends GleanerCore {
   constructor(options: GleanerClientOptions) {
-    super({ send: fetchSend(options.baseUrl.replace(/\/+$/, ''), options.apiKey, options.fetch ?? globalThis.fetch), sleep: timerSleep });
+    super({ send: fetchSend(options.baseUrl.replace(/\/+$/, ''), options.apiKey, options.fetch ?? globalThis.fetch, options.signal), sleep: timerSleep(options.signal) });
   }
 }
 
-const timerSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+function timerSleep(signal: AbortSignal | undefined): Sleep {
+  return (ms) =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal!.reason);
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}
 
-function fetchSend(baseUrl: string, apiKey: string, fetchImpl: typeof fetch): SendRequest {
+function fetchSend(baseUrl: string, apiKey: string, fetchImpl: typeof fetch, signal: AbortSignal | undefined): SendRequest {
   return async ({ method, path, body }): Promise<GleanerHttpResponse> => {
     const headers: Record<string, string> = { 'x-api-key': apiKey, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetchImpl(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetchImpl(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), ...(signal ? { signal } : {}) });
     const text = await res.text();
     return { status: res.status, headers: Object.fromEntries(res.headers), body: jsonOrText(text) };
   };

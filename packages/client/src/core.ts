@@ -20,6 +20,9 @@ import type {
   ScrapeRequest,
   ScrapeStatus,
   ScrapeSubmitResponse,
+  SelectRequest,
+  SelectStatus,
+  SelectSubmitResponse,
   WebhookFamily,
   WebhookSubscription,
 } from './types.js';
@@ -132,6 +135,16 @@ export class GleanerCore {
     const submitted = await this.scrape(request);
     if (submitted.status === 'completed') return asCompletedStatus(submitted);
     return this.pollScrape(submitted.request_id, started, options, submitted);
+  }
+
+  /** POST /v1/llm-web-scrapper/ (deprecated v1): the matched elements or, after 20 s, a 202 (status "processing"). */
+  select(request: SelectRequest): Promise<SelectSubmitResponse> {
+    return this.call('POST', '/v1/llm-web-scrapper/', request);
+  }
+
+  /** GET /v1/llm-web-scrapper/{id}: each request id may be read at most 3 times. */
+  getSelect(requestId: string): Promise<SelectStatus> {
+    return this.call('GET', `/v1/llm-web-scrapper/${encodeURIComponent(requestId)}`);
   }
 
   /** POST /documents/parse: COMPLETED with the text or, after 20 s, PROCESSING. */

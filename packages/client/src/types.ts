@@ -118,6 +118,48 @@ export interface ScrapeFailedStatus extends ScrapeHead {
 
 export type ScrapeStatus = ScrapeProcessingStatus | ScrapeCompletedStatus | ScrapeFailedStatus;
 
+// ── Deprecated v1 scraper `/v1/llm-web-scrapper` ───────────────────────────────────────────────
+
+/** A v1 submit. Basic mode (`use_llm` false): the elements `selector` matches (CSS, or XPath when it starts with `/`, `./` or `(`). */
+export interface SelectRequest {
+  url: string;
+  /** No selector: the whole page. */
+  selector?: string;
+  use_llm?: boolean;
+  /** LLM mode: what to extract. */
+  prompt?: string;
+  webhook?: string | null;
+}
+
+/** The matched elements: their outer HTML and their text, each joined by newlines. */
+export interface ScrapedContent {
+  html: string;
+  text: string;
+}
+
+/** 200 of a v1 submit: `scraped_content` (basic mode) or `llm_json_structure` (LLM mode). */
+export interface SelectResult {
+  request_id: string;
+  scraped_content?: ScrapedContent;
+  llm_json_structure?: Record<string, unknown>;
+}
+
+/** 202 of a v1 submit: still running after the 20 s window. */
+export interface SelectAccepted {
+  request_id: string;
+  status: 'processing';
+}
+
+export type SelectSubmitResponse = SelectResult | SelectAccepted;
+
+/** GET /v1/llm-web-scrapper/{id}: at most 3 reads per request id (the fourth answers 429). */
+export interface SelectStatus extends SelectResult {
+  status: 'pending' | 'processing' | 'completed' | 'failed';
+  /** Failed: the HTTP status the submit would have answered, and why. */
+  status_code?: number;
+  details?: string;
+}
+
 // ── Document parser `/documents` ─────────────────────────────────────────────────────────────
 
 /** The parser's `type` values (SPEC; the image guide adds tiff, tif, heic). */

@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { newRequestId, renderMetrics } from '@gleaner/platform';
 import { Sealer } from '@gleaner/store';
+import type { McpHttpSessions } from '@gleaner/mcp-server';
 import type { GatewayDeps } from './deps.js';
 import { accessLog } from './middleware/access-log.js';
 import { setRequestId } from './middleware/context.js';
@@ -11,11 +12,14 @@ import { accountRouter } from './routes/account.js';
 import { botWebhookRouter } from './routes/bot-webhook.js';
 import { consoleRoutes } from './routes/console.js';
 import { documentsRouter } from './routes/documents.js';
+import { mcpRouter, type McpSessionOwner } from './routes/mcp.js';
 import { v1ScraperRouter } from './routes/v1-scraper.js';
 import { webScraperRouter } from './routes/web-scraper.js';
 
 export interface AppOptions {
   isReady: () => Promise<boolean>;
+  /** Serves `/mcp` when given (the running gateway's; a bare app for documentation tests has none). */
+  mcpSessions?: McpHttpSessions<McpSessionOwner>;
 }
 
 export function createGatewayApp(deps: GatewayDeps, options: AppOptions): Express {
@@ -53,6 +57,7 @@ export function createGatewayApp(deps: GatewayDeps, options: AppOptions): Expres
   app.use('/documents', documentsRouter(deps));
   app.use('/bot-webhook', botWebhookRouter(deps, new Sealer(deps.config.GLEANER_SECRET, 'bot-token')));
   app.use('/account', accountRouter(deps));
+  if (options.mcpSessions) app.use('/mcp', mcpRouter(deps, options.mcpSessions));
 
   app.use((_req, res) => {
     res.status(404).json({ error: 'E002: No such endpoint' });

@@ -9,6 +9,7 @@ function familyOfPath(path: string): ApiFamily {
   if (/^\/documents(?:[/?]|$)/i.test(path)) return 'parser';
   if (/^\/bot-webhook(?:[/?]|$)/i.test(path)) return 'bot';
   if (/^\/account(?:[/?]|$)/i.test(path)) return 'account';
+  if (/^\/mcp(?:[/?]|$)/i.test(path)) return 'mcp';
   return 'scraper';
 }
 

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createLogger, createRedis, onMetricsScrape, QUEUE_DEPTH_STATES, queueDepth, shutdownInOrder, type Logger } from '@gleaner/platform';
 import { QueueProducer, botQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
 import { createStores, RecordEndings } from '@gleaner/store';
@@ -6,6 +7,7 @@ import { createGatewayApp } from './app.js';
 import { answerRequestsExpressNeverSees } from './client-errors.js';
 import type { GatewayConfig } from './config.js';
 import type { GatewayDeps } from './deps.js';
+import { createMcpSessions, ownApiUrl } from './routes/mcp.js';
 
 export interface RunningGateway {
   url: string;
@@ -42,7 +44,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
 
   let accepting = true;
   const isReady = async () => accepting && redis.status === 'ready' && (await redis.ping()) === 'PONG';
-  const app = createGatewayApp(deps, { isReady });
+  let ownUrl = '';
+  const mcpSessions = createMcpSessions(config, () => ownUrl);
+  const app = createGatewayApp(deps, { isReady, mcpSessions });
   // Without a Host header Node would answer a bare 400 itself; the API does not use Host, so express answers.
   const server = http.createServer({ requireHostHeader: false }, app);
   answerRequestsExpressNeverSees(server, app);
@@ -57,6 +61,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   // bot call on its queue's events.
   await Promise.all([recordEndings.start(), producers.bot.ready()].map((p) => p.catch(() => undefined)));
   const address = server.address();
+  ownUrl = ownApiUrl(address as AddressInfo);
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const url = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`;
 
@@ -68,7 +73,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
       shutdownInOrder(
         [
           { name: 'unready', run: () => { accepting = false; stopSampling(); } },
-          { name: 'http', run: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeIdleConnections(); }) },
+          // MCP sessions first: their event streams would hold the HTTP server open.
+          { name: 'http', run: () => mcpSessions.closeAll().then(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeIdleConnections(); })) },
           { name: 'queues', run: () => Promise.all([...Object.values(producers).map((p) => p.close()), recordEndings.close()]) },
           { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
         ],

@@ -1,5 +1,5 @@
 /** The API families; each renders errors in its own body format (SPEC "Errors"). */
-export type ApiFamily = 'scraper' | 'v1' | 'parser' | 'bot' | 'account';
+export type ApiFamily = 'scraper' | 'v1' | 'parser' | 'bot' | 'account' | 'mcp';
 
 /**
  * Conditions every family must express. Each family's table maps them to its own code, HTTP

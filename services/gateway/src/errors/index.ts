@@ -1,5 +1,6 @@
 import type { ApiFamily, ErrorTable } from './api-error.js';
 import { botErrors } from './bot-errors.js';
+import { mcpErrors } from './mcp-errors.js';
 import { parserErrors } from './parser-errors.js';
 import { scraperErrors } from './scraper-errors.js';
 import { v1Errors } from './v1-errors.js';
@@ -12,4 +13,5 @@ export const errorTables: Record<ApiFamily, ErrorTable> = {
   parser: parserErrors,
   bot: botErrors,
   account: scraperErrors,
+  mcp: mcpErrors,
 };

@@ -1,8 +1,18 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { ApiKeyGate, Scope } from '@gleaner/store';
 import { ApiError } from '../errors/index.js';
 import { ctx } from './context.js';
 import { applyRateDecision } from './rate-limit.js';
+
+/**
+ * The API key a request presents: `x-api-key`, or with `acceptBearer` also `Authorization:
+ * Bearer <key>` (what MCP clients send for a token; x-api-key wins when both are sent).
+ */
+export function presentedApiKey(req: Request, acceptBearer = false): string | undefined {
+  const header = req.get('x-api-key')?.trim();
+  if (header || !acceptBearer) return header || undefined;
+  return /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+}
 
 /**
  * `x-api-key` admission, one Redis round trip: unknown or revoked key 401, key without the
@@ -10,11 +20,11 @@ import { applyRateDecision } from './rate-limit.js';
  * gateway replica, the account's override winning over `defaultPerMinute` (429). `scope` null:
  * any valid key.
  */
-export function requireApiKey(gate: ApiKeyGate, scope: Scope | null, defaultPerMinute: number): RequestHandler {
+export function requireApiKey(gate: ApiKeyGate, scope: Scope | null, defaultPerMinute: number, { acceptBearer = false } = {}): RequestHandler {
   return async (req, res, next) => {
-    const header = req.get('x-api-key');
-    if (!header) throw new ApiError('unauthenticated', 'Missing API key (send it in the x-api-key header)');
-    const outcome = await gate.admit(header.trim(), scope, defaultPerMinute);
+    const key = presentedApiKey(req, acceptBearer);
+    if (!key) throw new ApiError('unauthenticated', `Missing API key (send it in the x-api-key header${acceptBearer ? ' or as Authorization: Bearer <key>' : ''})`);
+    const outcome = await gate.admit(key, scope, defaultPerMinute);
     if (outcome.kind === 'unknown') throw new ApiError('unauthenticated', 'Invalid API key');
     const c = ctx(res);
     c.accountId = outcome.key.accountId;

@@ -34,3 +34,9 @@ export const optionalJsonObjectBody: RequestHandler = (req, res, next) => {
   }
   jsonObjectBody(req, res, next);
 };
+
+/** JSON-RPC bodies (`/mcp`): any JSON (a message is an object, a batch an array), same 100 KB limit. */
+export const jsonRpcBody: RequestHandler = (req, res, next) => {
+  if (req.method !== 'POST') return next();
+  parseJson(req, res, next);
+};

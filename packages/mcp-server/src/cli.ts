@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { runStdioServer } from './stdio.js';
+
+await runStdioServer();

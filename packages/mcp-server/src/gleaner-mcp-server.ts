@@ -1,0 +1,259 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { GleanerApiError, GleanerClient, GleanerTimeoutError, type ScrapeCompletedStatus, type SelectStatus, type SelectSubmitResponse } from '@gleaner/client';
+import { ProgressReporter, type ProgressChannel } from './progress.js';
+import { parseStatusDocument, renderDocument, renderPage, renderSelection } from './render.js';
+import { describeError, toolError } from './tool-errors.js';
+import {
+  getResultInput,
+  parseDocumentInput,
+  scrapeInput,
+  scrapeManyInput,
+  scrapeRequest,
+  selectInput,
+  type GetResultInput,
+  type ScrapeInput,
+} from './tool-inputs.js';
+
+export const SERVER_NAME = 'gleaner';
+export const SERVER_VERSION = '0.1.0';
+
+export interface GleanerMcpOptions {
+  /** The Gleaner API the tools call, e.g. http://127.0.0.1:8080. */
+  baseUrl: string;
+  apiKey: string;
+  /** Status polls and progress heartbeats while a request runs. Default 5 s. */
+  pollMs?: number;
+  /** Longest a tool waits for one request before answering with its id for get_result. Default 10 minutes. */
+  waitMs?: number;
+  /** Pages scrape_many reads at once. Default 4. */
+  concurrency?: number;
+  fetch?: typeof fetch;
+}
+
+/** The read-only, web-reading nature of the tools, for clients that ask before calling. */
+const READS_THE_WEB = { readOnlyHint: true, openWorldHint: true } as const;
+
+const INSTRUCTIONS = `Gleaner turns web pages and documents into clean text for you to read.
+- scrape: one web page as markdown (or JSON extracted by a language model with prompt).
+- scrape_many: several pages at once; failures are reported per page.
+- select: only the elements of a page that match a CSS selector or XPath expression.
+- parse_document: a PDF, Word file, image (OCR) or text file as text, page by page.
+- get_result: a request that was still running, or the rest of a long answer (start_index).
+Answers are cut at max_length characters; the cut says how to read on.`;
+
+/**
+ * Gleaner's tools as an MCP server, for any transport (stdio, Streamable HTTP). Each tool call has
+ * its own Gleaner client bound to the call's abort signal: a cancelled call aborts the request in
+ * flight and stops waiting (the Gleaner request itself goes on and stays readable by id).
+ */
+export function createGleanerMcpServer(options: GleanerMcpOptions): McpServer {
+  const pollMs = options.pollMs ?? 5_000;
+  const waitMs = options.waitMs ?? 10 * 60_000;
+  const concurrency = options.concurrency ?? 4;
+  const clientFor = (signal: AbortSignal) => new GleanerClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, signal, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: INSTRUCTIONS });
+
+  /** Runs one tool call: progress from the start, every failure a tool error, the heartbeat stopped at the end. */
+  const run = async (extra: ProgressChannel & { signal: AbortSignal }, first: string, work: (client: GleanerClient, progress: ProgressReporter) => Promise<CallToolResult>): Promise<CallToolResult> => {
+    const progress = new ProgressReporter(extra, pollMs, first);
+    try {
+      return await work(clientFor(extra.signal), progress);
+    } catch (err) {
+      return toolError(extra.signal.aborted ? abortError() : err, options.baseUrl);
+    } finally {
+      progress.stop();
+    }
+  };
+
+  const scrapeOne = (client: GleanerClient, url: string, input: Omit<ScrapeInput, 'url'>, onProgress: (message: string) => void) =>
+    client.scrapeAndWait(scrapeRequest(url, input), { pollMs, timeoutMs: waitMs, onProgress: (p) => onProgress(`request ${p.requestId} is ${p.status}`) });
+
+  server.registerTool(
+    'scrape',
+    {
+      title: 'Read a web page',
+      description:
+        'Fetches one web page and returns its main content as markdown (or plain text), with its title and description; links and images on request. With prompt, a language model reads the page and the answer is the JSON it extracted. Long pages are cut at max_length characters; the answer says how to read on with get_result.',
+      inputSchema: scrapeInput,
+      annotations: { title: 'Read a web page', ...READS_THE_WEB },
+    },
+    (input, extra) =>
+      run(extra, `Gleaner is reading ${input.url}`, async (client, progress) => {
+        try {
+          return text(renderPage(await scrapeOne(client, input.url, input, (m) => progress.update(m)), input));
+        } catch (err) {
+          if (err instanceof GleanerTimeoutError) return text(stillRunning(err, 'scrape'));
+          throw err;
+        }
+      }),
+  );
+
+  server.registerTool(
+    'scrape_many',
+    {
+      title: 'Read several web pages',
+      description: `Reads several web pages at once (${concurrency} at a time) and returns each one's content as markdown, in the order given, each cut at max_length characters. A page that fails is reported with Gleaner's error and does not stop the others.`,
+      inputSchema: scrapeManyInput,
+      annotations: { title: 'Read several web pages', ...READS_THE_WEB },
+    },
+    (input, extra) =>
+      run(extra, `0 of ${input.urls.length} pages read`, async (client, progress) => {
+        const { urls, ...rest } = input;
+        let done = 0;
+        let failed = 0;
+        const pages = await mapBounded(urls, concurrency, async (url) => {
+          try {
+            return { ok: true, text: renderPage(await scrapeOne(client, url, rest, () => undefined), rest) };
+          } catch (err) {
+            if (extra.signal.aborted) throw err;
+            failed++;
+            return { ok: false, text: err instanceof GleanerTimeoutError ? stillRunning(err, 'scrape') : `Failed: ${describeError(err, options.baseUrl)}` };
+          } finally {
+            done++;
+            progress.update(`${done} of ${urls.length} pages read${failed ? ` (${failed} failed)` : ''}`);
+          }
+        });
+        const sections = pages.map((page, i) => `<page index="${i + 1}" url="${urls[i]}">\n${page.text}\n</page>`);
+        const summary = `${urls.length - failed} of ${urls.length} pages read${failed ? `, ${failed} failed` : ''}.`;
+        return { content: [{ type: 'text', text: `${summary}\n\n${sections.join('\n\n')}` }], isError: failed === urls.length };
+      }),
+  );
+
+  server.registerTool(
+    'select',
+    {
+      title: 'Select elements of a web page',
+      description:
+        'Fetches a web page (without running its JavaScript) and returns only the text of the elements a CSS selector or XPath expression matches, e.g. a table, the prices, the next-page link; their HTML on request. Use it when you know what part of the page you need.',
+      inputSchema: selectInput,
+      annotations: { title: 'Select elements of a web page', ...READS_THE_WEB },
+    },
+    (input, extra) =>
+      run(extra, `Gleaner is reading ${input.url}`, async (client, progress) => {
+        const submitted = await client.select({ url: input.url, selector: input.selector, use_llm: false });
+        let result: SelectSubmitResponse | SelectStatus = submitted;
+        // The v1 status of a request can be read 3 times: two reads here, spaced out, leave one for get_result.
+        for (const wait of [pollMs, 3 * pollMs]) {
+          if (!('status' in result) || result.status === 'completed') break;
+          progress.update(`request ${submitted.request_id} is ${result.status}`);
+          await sleep(wait, undefined, { signal: extra.signal });
+          const status = await client.getSelect(submitted.request_id);
+          if (status.status === 'failed') return errorText(`Select request ${submitted.request_id} failed (HTTP ${status.status_code ?? 500}): ${status.details ?? 'processing failed'}`);
+          result = status;
+        }
+        if ('status' in result && result.status !== 'completed') {
+          return text(`Gleaner is still working on request ${submitted.request_id}. Call get_result with request_id "${submitted.request_id}" and kind "select" in a little while (its status can be read once more).`);
+        }
+        return text(renderSelection(input.url, input.selector, result, input));
+      }),
+  );
+
+  server.registerTool(
+    'parse_document',
+    {
+      title: 'Read a document',
+      description:
+        'Downloads a document and returns its text: PDF (text or scanned, read by OCR), Word (doc, docx), images (jpg, png, tiff, heic; OCR) and text files, as markdown or plain text. Pages of multi-page documents are labelled "=== Page N of M ==="; pages selects some of them. Large documents take a while: progress reports pages done.',
+      inputSchema: parseDocumentInput,
+      annotations: { title: 'Read a document', ...READS_THE_WEB },
+    },
+    (input, extra) =>
+      run(extra, `Gleaner is fetching ${input.url}`, async (client, progress) => {
+        try {
+          const parsed = await client.parseAndWait(
+            { url: input.url, ...(input.type ? { type: input.type } : {}), output: input.format === 'text' ? 'plain' : 'markdown' },
+            {
+              pollMs,
+              timeoutMs: waitMs,
+              onProgress: (p) => progress.update(p.pagesTotal ? `request ${p.requestId}: ${p.pagesDone ?? 0} of ${p.pagesTotal} pages parsed` : `request ${p.requestId} is being parsed`),
+            },
+          );
+          return text(renderDocument({ ...parsed, url: input.url }, input));
+        } catch (err) {
+          if (err instanceof GleanerTimeoutError) return text(stillRunning(err, 'parse_document'));
+          throw err;
+        }
+      }),
+  );
+
+  server.registerTool(
+    'get_result',
+    {
+      title: 'Get a request result',
+      description:
+        'Reads a Gleaner request by its ID: whether it is still running, and its content once it is done. Use it for a request an earlier call left running, or with start_index to read on where a long answer was cut.',
+      inputSchema: getResultInput,
+      annotations: { title: 'Get a request result', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (input, extra) => run(extra, `Reading request ${input.request_id}`, (client) => readResult(client, input)),
+  );
+
+  return server;
+}
+
+async function readResult(client: GleanerClient, input: GetResultInput): Promise<CallToolResult> {
+  const id = input.request_id;
+  const kinds = input.kind ? [input.kind] : (['scrape', 'parse_document'] as const);
+  for (const kind of kinds) {
+    try {
+      if (kind === 'scrape') {
+        const status = await client.getScrape(id);
+        if (status.status === 'failed') return errorText(`Scrape request ${id} failed: ${status.error}`);
+        if (status.status !== 'completed') return text(`Scrape request ${id} is still ${status.status}. Call get_result again in a little while.`);
+        return text(renderPage(status as ScrapeCompletedStatus, input, input.start_index));
+      }
+      if (kind === 'parse_document') {
+        const status = await client.getParse(id);
+        if (status.status === 'FAILED') return errorText(`Document request ${id} failed: ${status.error ?? 'processing failed'}${status.details?.length ? ` (${status.details.join('; ')})` : ''}`);
+        if (status.status === 'PROCESSING') {
+          const pages = status.pagesTotal ? ` (${status.pagesDone ?? 0} of ${status.pagesTotal} pages parsed)` : '';
+          return text(`Document request ${id} is still being parsed${pages}. Call get_result again in a little while.`);
+        }
+        return text(renderDocument(parseStatusDocument(status), { max_length: input.max_length, startIndex: input.start_index }));
+      }
+      const status = await client.getSelect(id);
+      if (status.status === 'failed') return errorText(`Select request ${id} failed (HTTP ${status.status_code ?? 500}): ${status.details ?? 'processing failed'}`);
+      if (status.status !== 'completed') return text(`Select request ${id} is still ${status.status}.`);
+      return text(renderSelection('(see request)', '(see request)', status, { include_html: false, max_length: input.max_length }));
+    } catch (err) {
+      // Not this kind of request: try the next one.
+      if (!input.kind && err instanceof GleanerApiError && err.status === 404) continue;
+      throw err;
+    }
+  }
+  return errorText(`No scrape or parse_document request has the ID ${id} (or it has expired: scrape results are kept 15 hours, documents 7 days). For a select request, pass kind "select".`);
+}
+
+function text(value: string): CallToolResult {
+  return { content: [{ type: 'text', text: value }] };
+}
+
+function errorText(value: string): CallToolResult {
+  return { content: [{ type: 'text', text: value }], isError: true };
+}
+
+function stillRunning(err: GleanerTimeoutError, kind: 'scrape' | 'parse_document'): string {
+  return `Gleaner is still working on request ${err.requestId} after ${Math.round(err.waitedMs / 1000)} s. Call get_result with request_id "${err.requestId}" and kind "${kind}" later to read the result.`;
+}
+
+function abortError(): Error {
+  const err = new Error('cancelled');
+  err.name = 'AbortError';
+  return err;
+}
+
+/** `work` over `items`, at most `limit` at once; results in the order of `items`. */
+async function mapBounded<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+
+/** Who opened a session: only requests authenticated as the same owner may use it. */
+export interface SessionOwner {
+  id: string;
+}
+
+export interface McpHttpSessionsOptions<O extends SessionOwner> {
+  /** The MCP server of a new session, acting for its owner. */
+  createServer(owner: O): McpServer;
+  /** A session with no request open for this long is closed. */
+  idleMs: number;
+  /** Sessions one owner may hold; opening one more closes that owner's least recently used. */
+  maxPerOwner: number;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+  ownerId: string;
+  /** HTTP requests of this session still open (a long tool call, a GET event stream). */
+  open: number;
+  lastActive: number;
+}
+
+/**
+ * MCP's Streamable HTTP transport with sessions, for node's http (express passes its req/res).
+ * Sessions, not the SDK's stateless mode: a client cancels a call with a notification sent in a
+ * request of its own, which only the server that runs the call can act on; a stateless server is
+ * a new one for every request. Sessions live in this process's memory, so several gateways
+ * behind a load balancer need /mcp routed by the Mcp-Session-Id header (sticky); a request whose
+ * session this process does not hold answers 404, which tells the client to start a new one.
+ */
+export class McpHttpSessions<O extends SessionOwner> {
+  private readonly sessions = new Map<string, Session>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly options: McpHttpSessionsOptions<O>) {
+    this.sweeper = setInterval(() => this.closeIdle(), Math.max(1_000, Math.min(options.idleMs / 2, 60_000)));
+    this.sweeper.unref();
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** One request to the MCP endpoint (POST, GET or DELETE); `body` is the parsed JSON of a POST. */
+  async handle(req: IncomingMessage, res: ServerResponse, body: unknown, owner: O): Promise<void> {
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = this.sessions.get(sessionId);
+      // Another key's session is answered as unknown: its id says nothing to anyone else.
+      if (!session || session.ownerId !== owner.id) return jsonRpcError(res, 404, -32001, 'Session not found: start a new session with initialize');
+      return this.serve(session, req, res, body);
+    }
+    const initializes = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
+    if (req.method === 'POST' && initializes) return this.open(req, res, body, owner);
+    return jsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first and then the session id it answers with');
+  }
+
+  /** Closes every session (shutdown): their open event streams end, so the HTTP server can close. */
+  async closeAll(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all([...this.sessions.values()].map((s) => this.close(s)));
+  }
+
+  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, owner: O): Promise<void> {
+    const server = this.options.createServer(owner);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, session);
+        this.evictOverLimit(session);
+      },
+    });
+    const session: Session = { transport, server, ownerId: owner.id, open: 0, lastActive: Date.now() };
+    // Chained by the server's connect: DELETE, close() and closeAll() all end here.
+    transport.onclose = () => {
+      if (transport.sessionId && this.sessions.get(transport.sessionId) === session) this.sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await this.serve(session, req, res, body);
+    // An initialize that failed (bad protocol version, bad JSON) created no session.
+    if (!transport.sessionId || !this.sessions.has(transport.sessionId)) await server.close().catch(() => undefined);
+  }
+
+  private async serve(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    session.open++;
+    session.lastActive = Date.now();
+    res.once('close', () => {
+      session.open--;
+      session.lastActive = Date.now();
+    });
+    await session.transport.handleRequest(req, res, body);
+  }
+
+  /** Over the owner's limit, the newest session stays and the least recently used go, idle ones first. */
+  private evictOverLimit(newest: Session): void {
+    const others = [...this.sessions.values()]
+      .filter((s) => s.ownerId === newest.ownerId && s !== newest)
+      .sort((a, b) => Number(a.open > 0) - Number(b.open > 0) || a.lastActive - b.lastActive);
+    for (const session of others.slice(0, Math.max(0, others.length + 1 - this.options.maxPerOwner))) void this.close(session);
+  }
+
+  private closeIdle(): void {
+    const cutoff = Date.now() - this.options.idleMs;
+    for (const session of this.sessions.values()) if (session.open === 0 && session.lastActive < cutoff) void this.close(session);
+  }
+
+  private async close(session: Session): Promise<void> {
+    if (session.transport.sessionId) this.sessions.delete(session.transport.sessionId);
+    await session.server.close().catch(() => undefined);
+  }
+}
+
+/** The SDK's own error shape for transport-level refusals (no id: it answers no particular request). */
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}

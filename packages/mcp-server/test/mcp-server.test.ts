@@ -1,0 +1,401 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { startFakeAnthropic, type AnthropicScript, type FakeProvider } from '../../../tests/fakes/llm-providers.js';
+import { createKeyWithCli, gleanerCli } from '../../../tests/support/cli.js';
+import { serviceEnv } from '../../../tests/support/env.js';
+import { startGatewayProcess, type GatewayProcess } from '../../../tests/support/gateway-process.js';
+import { handWrittenPdf } from '../../../tests/support/hand-written-pdf.js';
+import { html, startPageServer } from '../../../tests/support/page-server.js';
+import { jsonLines, startService, type ServiceProcess } from '../../../tests/support/processes.js';
+import { deleteKeysWithPrefix, testPrefix } from '../../../tests/support/redis.js';
+import { waitFor } from '../../../tests/support/webhook-receiver.js';
+
+/**
+ * The MCP server against a real Gleaner: gateway, scraper-worker and parser-worker processes on
+ * real Redis, pages and documents served by a local HTTP server. Each test runs on both
+ * transports, driven by the SDK's own client: stdio (the built `gleaner-mcp` bin, as `npx` runs
+ * it) and Streamable HTTP (the gateway's /mcp). The 2 s window makes slow work answer 202 so the
+ * tools follow it on the status endpoints; tools poll every 300 ms.
+ */
+const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const prefix = testPrefix('mcp');
+const POLL_MS = 300;
+const env = serviceEnv(prefix, { SYNC_WINDOW_MS: '2000', MCP_POLL_MS: String(POLL_MS), PARSER_CONCURRENCY: '2' });
+const LINE = 'the quick brown fox jumps over the lazy dog.';
+const BIG_PAGES = 600;
+const bigPdf = handWrittenPdf(Array.from({ length: BIG_PAGES }, (_, p) => Array.from({ length: 40 }, (_, l) => `Sheet ${p + 1} row ${l + 1}: ${LINE}`)));
+const reportPdf = handWrittenPdf([['Quarterly report', 'Revenue grew by 12 percent.'], ['Costs', 'Costs fell by 3 percent.'], ['Outlook', 'The outlook is stable.']]);
+const longArticle = Array.from({ length: 40 }, (_, i) => `<p>Paragraph ${i + 1}: ${LINE} ${LINE}</p>`).join('');
+
+let pages: Awaited<ReturnType<typeof startPageServer>>;
+let gateway: GatewayProcess;
+const workers: ServiceProcess[] = [];
+let apiKey: string;
+let parseOnlyKey: string;
+let anthropic: FakeProvider<AnthropicScript>;
+/** Responses of /docs/endless.pdf still open: it never ends while the test runs. */
+const endless = new Set<http.ServerResponse>();
+
+beforeAll(async () => {
+  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: packageRoot, encoding: 'utf8' });
+  expect({ status: build.status, stderr: build.stderr }).toEqual({ status: 0, stderr: '' });
+  pages = await startPageServer({
+    '/article': html(
+      '<article><h1>Harbour news</h1><p>The harbour reopened on Monday after a week of storms, and the first ferries left at dawn.</p><p>Fishermen said the damage was smaller than feared. <a href="/timetable">Ferry timetable</a> and <a href="https://example.org/storms">storm report</a>.</p><img src="/ferry.jpg" alt="The first ferry"></article>',
+      '<title>Harbour news</title><meta name="description" content="The harbour reopened.">',
+    ),
+    '/long': html(`<article><h1>Long read</h1>${longArticle}</article>`, '<title>Long read</title>'),
+    '/prices': html('<h1>Prices</h1><table class="prices"><tr><td>Apples</td><td>2.10</td></tr><tr><td>Pears</td><td>3.40</td></tr></table><p class="note">Prices include tax.</p>', '<title>Prices</title>'),
+    '/docs/notes.txt': (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('Meeting notes:\nThe budget was approved.\fSecond page: the picnic is on Friday.\n'),
+    '/docs/report.pdf': (_req, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(reportPdf),
+    // Slow: the file comes after 2.5 s (past the 2 s window), then takes a while to parse.
+    '/docs/big.pdf': async (_req, res) => {
+      await new Promise((r) => setTimeout(r, 2500));
+      res.writeHead(200, { 'content-type': 'application/pdf' }).end(bigPdf);
+    },
+    // Never finishes: a parse of it runs until the test is over.
+    '/docs/endless.pdf': (_req, res) => {
+      endless.add(res);
+      res.writeHead(200, { 'content-type': 'application/pdf' }).write('%PDF-1.4\n');
+    },
+  });
+  gateway = await startGatewayProcess({ ...env, LOG_LEVEL: 'info' });
+  workers.push(startService('scraper-worker', env), startService('parser-worker', env));
+  await Promise.all(workers.map((w) => w.waitFor(/ready/)));
+  apiKey = await createKeyWithCli('mcp-account', env);
+  parseOnlyKey = await createKeyWithCli('mcp-account', env, 'parse');
+  // Every /mcp request and every API call a tool makes counts: the default 60 a minute is not enough for the whole file.
+  await gleanerCli(['accounts', 'set-rate-limit', 'mcp-account', '100000'], env);
+  // LLM mode: the scraper-worker calls this stand-in of the Anthropic Messages API.
+  anthropic = await startFakeAnthropic();
+  await gleanerCli(['llm-keys', 'add', '--account', 'mcp-account', '--provider', 'anthropic', '--key', 'sk-ant-test', '--model', 'claude-test-model', '--base-url', anthropic.baseUrl], env);
+}, 120_000);
+
+afterAll(async () => {
+  for (const res of endless) res.destroy();
+  await Promise.all([gateway?.process.kill(), ...workers.map((w) => w.kill())]);
+  await pages?.close();
+  await anthropic?.close();
+  await deleteKeysWithPrefix(prefix);
+});
+
+type TransportName = 'stdio' | 'streamable http';
+
+/** An SDK client connected over `transport` with `key`. */
+async function connect(transport: TransportName, key = apiKey): Promise<Client> {
+  const client = new Client({ name: 'gleaner-mcp-test', version: '1.0.0' });
+  if (transport === 'stdio') {
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [path.join(packageRoot, 'dist/cli.js')],
+        env: { GLEANER_URL: gateway.url, GLEANER_API_KEY: key, GLEANER_MCP_POLL_MS: String(POLL_MS), PATH: process.env.PATH ?? '' },
+        stderr: 'pipe',
+      }),
+    );
+  } else {
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+  }
+  return client;
+}
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>, onprogress?: (p: Progress) => void): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 120_000, resetTimeoutOnProgress: true, ...(onprogress ? { onprogress } : {}) })) as CallToolResult;
+}
+
+/** The gateway's access-log lines for status reads of one request. */
+function statusReads(requestId: string): number {
+  return jsonLines(gateway.process.output()).filter((l) => l.requestId === requestId && String(l.route).includes('/status/')).length;
+}
+
+describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport) => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await connect(transport);
+  }, 30_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('lists the five tools with precise input schemas and descriptions for a model', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['get_result', 'parse_document', 'scrape', 'scrape_many', 'select']);
+    for (const tool of tools) {
+      expect(tool.description!.length).toBeGreaterThan(80);
+      expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
+    }
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t.inputSchema as { required?: string[]; properties: Record<string, Record<string, unknown>> }]));
+    expect(byName.scrape.required).toEqual(['url']);
+    expect(Object.keys(byName.scrape.properties).sort()).toEqual(['format', 'include_images', 'include_links', 'llm_key_id', 'max_length', 'prompt', 'schema', 'url', 'use_cache']);
+    expect(byName.scrape.properties.format).toMatchObject({ enum: ['markdown', 'text'], default: 'markdown' });
+    expect(byName.scrape.properties.max_length).toMatchObject({ type: 'integer', minimum: 100, maximum: 200_000, default: 20_000 });
+    expect(byName.scrape_many.properties.urls).toMatchObject({ type: 'array', minItems: 1, maxItems: 20 });
+    // scrape and scrape_many take the same API options, from one place.
+    for (const option of ['use_cache', 'prompt', 'schema', 'llm_key_id']) expect(byName.scrape_many.properties[option]).toEqual(byName.scrape.properties[option]);
+    expect(byName.select.required).toEqual(['url', 'selector']);
+    expect(byName.parse_document.properties.type).toMatchObject({ enum: ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'] });
+    expect(byName.get_result.properties.kind).toMatchObject({ enum: ['scrape', 'parse_document', 'select'] });
+  });
+
+  it('scrape answers markdown with the title and request id; links and images only on request', async () => {
+    const plain = await call(client, 'scrape', { url: `${pages.url}/article` });
+    expect(plain.isError).toBeFalsy();
+    const text = textOf(plain);
+    expect(text).toMatch(/^# Harbour news\nURL: http:\/\/127\.0\.0\.1:\d+\/article\nRequest ID: [0-9a-f-]{36}\nDescription: The harbour reopened\./);
+    expect(text).toContain('The harbour reopened on Monday after a week of storms');
+    expect(text).toContain('[Ferry timetable]('); // markdown keeps inline links
+    expect(text).not.toContain('## Links');
+
+    const rich = textOf(await call(client, 'scrape', { url: `${pages.url}/article`, format: 'text', include_links: true, include_images: true }));
+    expect(rich.slice(0, rich.indexOf('## Links'))).toContain('smaller than feared. Ferry timetable and storm report.');
+    expect(rich).toContain(`- [Ferry timetable](${pages.url}/timetable) (internal)`);
+    expect(rich).toContain('- [storm report](https://example.org/storms) (external)');
+    expect(rich).toContain(`## Images (1)\n- ![The first ferry](${pages.url}/ferry.jpg)`);
+  });
+
+  it('scrape with prompt and schema answers the JSON the language model extracted', async () => {
+    const schema = { type: 'object', properties: { headline: { type: 'string' }, reopened: { type: 'boolean' } }, required: ['headline', 'reopened'] };
+    anthropic.enqueue({ output: { headline: 'Harbour news', reopened: true } });
+    const result = await call(client, 'scrape', { url: `${pages.url}/article`, prompt: 'Give the headline and whether the harbour reopened.', schema });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toContain('Extracted by the language model (JSON):\n```json\n{\n  "headline": "Harbour news",\n  "reopened": true\n}\n```');
+    // The model was given the prompt, the page and the caller's schema.
+    const sent = anthropic.requests.at(-1)!;
+    expect(sent.rawBody).toContain('Give the headline and whether the harbour reopened.');
+    expect(sent.rawBody).toContain('The harbour reopened on Monday');
+    expect(sent.rawBody).toContain('"reopened":{"type":"boolean"}');
+  });
+
+  it('cuts a long page at max_length with a note, and get_result reads on from there', async () => {
+    const first = textOf(await call(client, 'scrape', { url: `${pages.url}/long`, max_length: 1000 }));
+    const note = /\[Cut at character ([\d,]+) of ([\d,]+)\. To read on, call get_result with request_id "([0-9a-f-]{36})", kind "scrape" and start_index (\d+)\.\]$/.exec(first);
+    expect(note).not.toBeNull();
+    const [, cutAt, total, requestId, startIndex] = note!;
+    expect(Number(cutAt.replace(/,/g, ''))).toBe(Number(startIndex));
+    expect(Number(startIndex)).toBeLessThanOrEqual(1000);
+    expect(Number(total.replace(/,/g, ''))).toBeGreaterThan(3000);
+    expect(first).toContain('Paragraph 1:');
+    expect(first).not.toContain('Paragraph 40:');
+
+    const rest = textOf(await call(client, 'get_result', { request_id: requestId, start_index: Number(startIndex), max_length: 200_000 }));
+    expect(rest).toContain(`(From character ${cutAt} of ${total}.)`);
+    expect(rest).toContain('Paragraph 40:');
+    expect(rest).not.toContain('[Cut at');
+    // Nothing lost or repeated at the seam.
+    const body = (s: string) => s.slice(s.indexOf('\n\n') + 2);
+    const whole = body(textOf(await call(client, 'get_result', { request_id: requestId, kind: 'scrape', max_length: 200_000 })));
+    expect(body(first).replace(/\n\n\[Cut at[^\]]*\]$/, '') + body(rest).replace(/^\(From character[^)]*\)\n\n/, '')).toBe(whole);
+  });
+
+  it('scrape_many reads pages a few at a time and reports each failure without losing the others', async () => {
+    const urls = [`${pages.url}/article`, 'http://no-such-host.invalid/page', `${pages.url}/prices`];
+    const result = await call(client, 'scrape_many', { urls, max_length: 300 });
+    expect(result.isError).toBeFalsy();
+    const text = textOf(result);
+    expect(text).toMatch(/^2 of 3 pages read, 1 failed\./);
+    const sections = [...text.matchAll(/<page index="(\d)" url="([^"]+)">\n([\s\S]*?)\n<\/page>/g)].map((m) => ({ index: m[1], url: m[2], text: m[3] }));
+    expect(sections.map((s) => s.url)).toEqual(urls);
+    expect(sections[0].text).toContain('# Harbour news');
+    expect(sections[1].text).toBe('Failed: Gleaner answered HTTP 400: E003: the host of url could not be resolved');
+    expect(sections[2].text).toContain('Apples');
+  });
+
+  it('select returns the text of the elements a CSS selector or XPath matches, HTML on request', async () => {
+    const css = textOf(await call(client, 'select', { url: `${pages.url}/prices`, selector: 'table.prices td:first-child' }));
+    expect(css).toMatch(/Selector: table\.prices td:first-child\nRequest ID: [0-9a-f-]{36}\n\n## Text of the matched elements\nApples\nPears$/);
+    const xpath = textOf(await call(client, 'select', { url: `${pages.url}/prices`, selector: "//p[@class='note']", include_html: true }));
+    expect(xpath).toContain('Prices include tax.');
+    expect(xpath).toContain('```html\n<p class="note">Prices include tax.</p>\n```');
+    const none = textOf(await call(client, 'select', { url: `${pages.url}/prices`, selector: 'h6' }));
+    expect(none).toContain('No element matched the selector.');
+    const bad = await call(client, 'select', { url: `${pages.url}/prices`, selector: '//p[' });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^Gleaner answered HTTP 400: /);
+  });
+
+  it('parse_document reads a document page by page, and pages picks some of them', async () => {
+    const notes = textOf(await call(client, 'parse_document', { url: `${pages.url}/docs/notes.txt`, type: 'txt', format: 'text' }));
+    expect(notes).toMatch(/^Document: http:\/\/127\.0\.0\.1:\d+\/docs\/notes\.txt\nType: txt, 2 pages\nRequest ID: [0-9a-f-]{36}\n\n=== Page 1 of 2 ===\n\nMeeting notes:\nThe budget was approved\.\n\n=== Page 2 of 2 ===\n\nSecond page: the picnic is on Friday\./);
+
+    const report = await call(client, 'parse_document', { url: `${pages.url}/docs/report.pdf`, pages: '2-3' });
+    const text = textOf(report);
+    expect(text).toContain('Type: pdf, 3 pages (showing 2-3)');
+    expect(text).not.toContain('Revenue grew');
+    expect(text).toMatch(/=== Page 2 of 3 ===\n\nCosts\n+Costs fell by 3 percent\./);
+    expect(text).toContain('=== Page 3 of 3 ===\n\nOutlook');
+
+    const requestId = /Request ID: ([0-9a-f-]{36})/.exec(text)![1];
+    const again = textOf(await call(client, 'get_result', { request_id: requestId }));
+    expect(again).toContain('Type: pdf, 3 pages');
+    expect(again).toContain('Revenue grew by 12 percent.');
+  });
+
+  it('reports progress while a slow document is fetched and parsed, then answers with its text cut to max_length', async () => {
+    const progress: Progress[] = [];
+    const result = await call(client, 'parse_document', { url: `${pages.url}/docs/big.pdf`, format: 'text', max_length: 2000 }, (p) => progress.push(p));
+    expect(result.isError).toBeFalsy();
+    const text = textOf(result);
+    expect(text).toContain(`Type: pdf, ${BIG_PAGES} pages`);
+    expect(text).toContain(`=== Page 1 of ${BIG_PAGES} ===\n\nSheet 1 row 1: ${LINE}`);
+    expect(text).toMatch(/\[Cut at character [\d,]+ of [\d,]+\. To read on, call get_result with request_id "[0-9a-f-]{36}", kind "parse_document" and start_index \d+\.\]$/);
+    const requestId = /Request ID: ([0-9a-f-]{36})/.exec(text)![1];
+
+    // Progress from the start (waiting inside the 2 s window), then the request id once it answered 202.
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    const values = progress.map((p) => p.progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(new Set(values).size).toBe(values.length);
+    expect(progress[0].message).toBe(`Gleaner is fetching ${pages.url}/docs/big.pdf`);
+    expect(progress.some((p) => p.message?.startsWith(`request ${requestId}`))).toBe(true);
+    console.log(`${transport}: ${progress.length} progress notifications over ${values.at(-1)} s: ${[...new Set(progress.map((p) => p.message))].join(' | ')}`);
+  }, 120_000);
+
+  it('honours cancellation: the tool stops following the request, and the session goes on', async () => {
+    const controller = new AbortController();
+    let requestId: string | undefined;
+    const running = client.callTool({ name: 'parse_document', arguments: { url: `${pages.url}/docs/endless.pdf` } }, CallToolResultSchema, {
+      signal: controller.signal,
+      timeout: 120_000,
+      onprogress: (p) => {
+        requestId ??= /^request ([0-9a-f-]{36})/.exec(p.message ?? '')?.[1];
+      },
+    });
+    running.catch(() => undefined);
+    // Followed on the status endpoint: the server has read its status at least twice.
+    await waitFor(() => (requestId ? statusReads(requestId) : 0), (n) => n >= 2, 30_000);
+    controller.abort('the user changed their mind');
+    await expect(running).rejects.toThrow(/the user changed their mind/);
+    // A read already under way may still land; then no more, for many poll intervals.
+    await new Promise((r) => setTimeout(r, POLL_MS * 2));
+    const afterCancel = statusReads(requestId!);
+    await new Promise((r) => setTimeout(r, POLL_MS * 8));
+    expect(statusReads(requestId!)).toBe(afterCancel);
+
+    // The request itself goes on in Gleaner, and the session still answers.
+    const status = textOf(await call(client, 'get_result', { request_id: requestId!, kind: 'parse_document' }));
+    expect(status).toBe(`Document request ${requestId} is still being parsed. Call get_result again in a little while.`);
+    // Frees the parser worker's slot for the tests that follow.
+    for (const res of endless) res.destroy();
+  }, 60_000);
+
+  it("returns Gleaner's error as a tool error for a bad URL, and the session goes on", async () => {
+    const unresolvable = await call(client, 'scrape', { url: 'http://no-such-host.invalid/' });
+    expect(unresolvable).toEqual({ content: [{ type: 'text', text: 'Gleaner answered HTTP 400: E003: the host of url could not be resolved' }], isError: true });
+
+    const document = await call(client, 'parse_document', { url: 'http://no-such-host.invalid/report.pdf' });
+    expect(document.isError).toBe(true);
+    expect(textOf(document)).toBe("Gleaner answered HTTP 400: 400-002: Invalid URL format (the host of url could not be resolved)");
+
+    // Refused by the tool's schema before Gleaner is called.
+    const notHttp = await call(client, 'scrape', { url: 'ftp://example.com/file' });
+    expect(notHttp.isError).toBe(true);
+    expect(textOf(notHttp)).toMatch(/Invalid arguments for tool scrape: must be an http:\/\/ or https:\/\/ URL/);
+
+    expect(textOf(await call(client, 'scrape', { url: `${pages.url}/article` }))).toContain('# Harbour news');
+  });
+
+  it("a key without the scrape scope gets the API's 403 as a tool error", async () => {
+    const limited = await connect(transport, parseOnlyKey);
+    try {
+      const result = await call(limited, 'scrape', { url: `${pages.url}/article` });
+      expect(result).toEqual({ content: [{ type: 'text', text: 'Gleaner answered HTTP 403: E004: API key lacks permission for this API. The API key lacks the scope this tool needs (scrape or parse).' }], isError: true });
+      expect(textOf(await call(limited, 'parse_document', { url: `${pages.url}/docs/notes.txt` }))).toContain('Meeting notes:');
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('/mcp on the gateway', () => {
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  const post = (headers: Record<string, string>, body: unknown = initialize) =>
+    fetch(`${gateway.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+
+  it('refuses a request without a key, or with an unknown one: 401 with a JSON-RPC error', async () => {
+    const none = await post({});
+    expect(none.status).toBe(401);
+    expect(await none.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'E004: Missing API key (send it in the x-api-key header or as Authorization: Bearer <key>)' }, id: null });
+    const unknown = await post({ 'x-api-key': 'gl_not_a_key' });
+    expect(unknown.status).toBe(401);
+    expect(await unknown.json()).toMatchObject({ error: { message: 'E004: Invalid API key' } });
+
+    const client = new Client({ name: 'no-key', version: '1' });
+    await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`)))).rejects.toThrow(/401|E004/);
+  });
+
+  it('accepts the key as Authorization: Bearer, and counts /mcp requests against its rate limit', async () => {
+    const res = await post({ authorization: `Bearer ${apiKey}` });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Number(res.headers.get('ratelimit-limit'))).toBeGreaterThan(0);
+    expect(res.headers.get('ratelimit-remaining')).not.toBeNull();
+    await res.body?.cancel();
+  });
+
+  it("keeps a session to the key that opened it: another key's request answers 404, DELETE ends it", async () => {
+    const opened = await post({ 'x-api-key': apiKey });
+    const sessionId = opened.headers.get('mcp-session-id')!;
+    await opened.body?.cancel();
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
+    const foreign = await post({ ...headers, 'x-api-key': parseOnlyKey }, list);
+    expect(foreign.status).toBe(404);
+    expect(await foreign.json()).toMatchObject({ error: { code: -32001, message: expect.stringMatching(/^Session not found/) } });
+
+    const own = await post({ ...headers, 'x-api-key': apiKey }, list);
+    expect(own.status).toBe(200);
+    expect(await own.text()).toContain('"name":"parse_document"');
+
+    const ended = await fetch(`${gateway.url}/mcp`, { method: 'DELETE', headers: { ...headers, 'x-api-key': apiKey } });
+    expect(ended.status).toBe(200);
+    expect((await post({ ...headers, 'x-api-key': apiKey }, list)).status).toBe(404);
+  });
+
+  it('a request that is not JSON answers 400 with a JSON-RPC parse error, one over 100 KB 413', async () => {
+    const res = await fetch(`${gateway.url}/mcp`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: '{"jsonrpc":' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'E001: Request body is not valid JSON' }, id: null });
+    const large = await fetch(`${gateway.url}/mcp`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(110_000) } }) });
+    expect(large.status).toBe(413);
+    expect(await large.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'E001: Request body exceeds 100 KB' }, id: null });
+  });
+});
+
+describe('the gleaner-mcp package', () => {
+  it('is built for publishing: a bin for npx, the SDK and zod as its only dependencies, the workspace client bundled', () => {
+    const dist = path.join(packageRoot, 'dist');
+    const manifest = JSON.parse(readFileSync(path.join(dist, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const source = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+    expect(manifest).toMatchObject({ name: 'gleaner-mcp', version: source.version, type: 'module', bin: { 'gleaner-mcp': 'cli.js' }, engines: { node: '>=20.19' } });
+    expect(manifest.dependencies).toEqual({ '@modelcontextprotocol/sdk': source.dependencies['@modelcontextprotocol/sdk'], zod: source.dependencies.zod });
+    expect(readFileSync(path.join(dist, 'cli.js'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+    const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dist, encoding: 'utf8' });
+    const files = (JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string; mode: number }> }>)[0].files;
+    expect(files.map((f) => f.path).sort()).toEqual(expect.arrayContaining(['README.md', 'cli.js', 'index.js', 'package.json']));
+    expect(files.find((f) => f.path === 'cli.js')!.mode & 0o111).not.toBe(0);
+    for (const file of files.filter((f) => f.path.endsWith('.js'))) {
+      const code = readFileSync(path.join(dist, file.path), 'utf8');
+      const imports = [...code.matchAll(/\bfrom\s*"([^"]+)"/g)].map((m) => m[1]).filter((s) => !s.startsWith('.') && !s.startsWith('node:'));
+      for (const spec of imports) expect(spec).toMatch(/^(@modelcontextprotocol\/sdk\/|zod\/)/);
+    }
+  });
+
+  it('exits with a clear message when GLEANER_API_KEY is missing', () => {
+    const run = spawnSync(process.execPath, [path.join(packageRoot, 'dist/cli.js')], { env: { PATH: process.env.PATH ?? '', GLEANER_URL: gateway.url }, encoding: 'utf8', input: '' });
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^gleaner-mcp: GLEANER_API_KEY /);
+  });
+});

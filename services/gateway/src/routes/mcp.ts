@@ -1,0 +1,49 @@
+import type { AddressInfo } from 'node:net';
+import type { Router } from 'express';
+import { createGleanerMcpServer, McpHttpSessions, type SessionOwner } from '@gleaner/mcp-server';
+import type { GatewayConfig } from '../config.js';
+import type { GatewayDeps } from '../deps.js';
+import { presentedApiKey, requireApiKey } from '../middleware/auth.js';
+import { ctx } from '../middleware/context.js';
+import { jsonRpcBody } from '../middleware/json-body.js';
+import { familyRouter } from './family-router.js';
+
+/** A session belongs to the API key that opened it; its tools call the API with that key. */
+export interface McpSessionOwner extends SessionOwner {
+  apiKey: string;
+}
+
+/**
+ * The MCP sessions of this gateway. Their tools call this gateway's own API over loopback with
+ * the caller's key, so a tool call is authorised, scoped, rate-limited and answered exactly as
+ * the same call made directly would be (a parse-only key gets the scraper's 403 as a tool error).
+ */
+export function createMcpSessions(config: GatewayConfig, ownUrl: () => string): McpHttpSessions<McpSessionOwner> {
+  return new McpHttpSessions<McpSessionOwner>({
+    createServer: (owner) => createGleanerMcpServer({ baseUrl: ownUrl(), apiKey: owner.apiKey, pollMs: config.MCP_POLL_MS }),
+    idleMs: config.MCP_SESSION_IDLE_MS,
+    maxPerOwner: config.MCP_SESSIONS_PER_KEY,
+  });
+}
+
+/**
+ * `/mcp`: Gleaner's tools for AI agents over MCP's Streamable HTTP transport (POST messages, GET
+ * event stream, DELETE session). Every request authenticates like the rest of the API (x-api-key,
+ * or `Authorization: Bearer <key>` as MCP clients send tokens; any scope) and counts against the
+ * key's rate limit; refusals are JSON-RPC error bodies.
+ */
+export function mcpRouter(deps: GatewayDeps, sessions: McpHttpSessions<McpSessionOwner>): Router {
+  const { stores, config, logger } = deps;
+  return familyRouter('mcp', logger, (router) => {
+    router.use(requireApiKey(stores.apiKeyGate, null, config.DEFAULT_RATE_LIMIT_PER_MINUTE, { acceptBearer: true }), jsonRpcBody);
+    router.all('/', async (req, res) => {
+      await sessions.handle(req, res, req.body, { id: ctx(res).keyId!, apiKey: presentedApiKey(req, true)! });
+    });
+  });
+}
+
+/** Where this gateway answers for its own MCP tools: a wildcard bind address is reached on loopback. */
+export function ownApiUrl(address: AddressInfo): string {
+  const host = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
