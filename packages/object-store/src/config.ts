@@ -16,8 +16,9 @@ export const documentStoreEnvSchema = {
   S3_REGION: Joi.string().default('us-east-1'),
   S3_ENDPOINT: Joi.string().uri({ scheme: ['http', 'https'] }),
   S3_FORCE_PATH_STYLE: Joi.boolean().truthy('1').falsy('0').default(false),
-  // Both or neither: without them the SDK's default chain applies (instance or task roles).
-  S3_ACCESS_KEY_ID: Joi.string().when('S3_SECRET_ACCESS_KEY', { is: Joi.exist(), then: Joi.required() }),
+  // Both or neither: without them the SDK's default chain applies (instance or task roles). Joi
+  // cannot require each from the other (a cycle); createDocumentStore refuses a secret alone.
+  S3_ACCESS_KEY_ID: Joi.string(),
   S3_SECRET_ACCESS_KEY: Joi.string().when('S3_ACCESS_KEY_ID', { is: Joi.exist(), then: Joi.required() }),
 };
 
@@ -34,6 +35,7 @@ export interface DocumentStoreConfig {
 
 export function createDocumentStore(config: DocumentStoreConfig): DocumentStore {
   if (config.DOCUMENT_STORE === 'local') return new LocalFolderStore(config.DOCUMENT_STORE_DIR);
+  if (config.S3_SECRET_ACCESS_KEY && !config.S3_ACCESS_KEY_ID) throw new Error('invalid configuration: "S3_SECRET_ACCESS_KEY" is set without "S3_ACCESS_KEY_ID"');
   return new S3Store({
     bucket: config.S3_BUCKET!,
     region: config.S3_REGION,

@@ -10,7 +10,9 @@ export interface ParseResult {
 }
 
 export interface ParseInput {
-  url: string;
+  /** The document's URL, or (uploads) the file's name and size. */
+  url?: string;
+  upload?: { name: string; bytes: number };
   declaredType: string;
   output: 'plain' | 'markdown';
 }
