@@ -132,6 +132,16 @@ export interface ParseRequest {
   webhook?: string;
 }
 
+/** A document sent with parseFile: its file name (the type hint when no `type` is given) and its bytes. */
+export interface UploadedDocument {
+  name: string;
+  /** At most 50 MB. */
+  data: Blob | Uint8Array;
+}
+
+/** The fields sent with an upload; the same as ParseRequest's, without `url`. */
+export type ParseFileOptions = Omit<ParseRequest, 'url'>;
+
 /** 200 of a submit, and what parseAndWait resolves with. */
 export interface ParseCompleted {
   requestId: string;
