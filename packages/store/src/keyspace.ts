@@ -17,6 +17,8 @@ export class Keyspace {
   usage(accountId: string) { return `${this.prefix}:usage:${accountId}`; }
   rateWindow(subject: string, window: number) { return `${this.prefix}:rl:${subject}:${window}`; }
   subscriptions(accountId: string) { return `${this.prefix}:subscriptions:${accountId}`; }
+  /** Per subscription: deliveries in a row its URL answered 404 or 410. */
+  subscriptionsGone(accountId: string) { return `${this.prefix}:subscriptions-gone:${accountId}`; }
   /** Held by the parser worker that sweeps stored uploads this interval (one sweep per deployment). */
   uploadSweep() { return `${this.prefix}:upload-sweep`; }
   /** A pub/sub channel, not a key: request records that end are announced on it (RecordEndings). */
