@@ -10,6 +10,7 @@ import type {
   AccountInfo,
   AccountUsage,
   ApiErrorBody,
+  LlmKeySummary,
   ParseCompleted,
   ParseFileOptions,
   ParseRequest,
@@ -179,6 +180,7 @@ export class GleanerCore {
     if (options.type) fields.type = options.type;
     if (options.output) fields.output = options.output;
     if (options.webhook) fields.webhook = options.webhook;
+    if (options.tags?.length) fields.tags = options.tags.join(',');
     return this.call('POST', '/documents/parse', undefined, { fields, file: { field: 'file', name: file.name, data: file.data } });
   }
 
@@ -202,6 +204,12 @@ export class GleanerCore {
   /** GET /account (scope `account`): a cheap authenticated read, e.g. to check a key. */
   account(): Promise<AccountInfo> {
     return this.call('GET', '/account');
+  }
+
+  /** GET /account/llm-keys (scope `account`): the account's language-model keys, secrets masked. */
+  async listLlmKeys(): Promise<LlmKeySummary[]> {
+    const { keys } = await this.call<{ keys?: unknown }>('GET', '/account/llm-keys');
+    return Array.isArray(keys) ? keys.filter((k): k is LlmKeySummary => typeof (k as LlmKeySummary)?.id === 'string') : [];
   }
 
   /** GET /account/usage (scope `account`). */
@@ -341,8 +349,8 @@ function isSubscription(value: unknown): value is WebhookSubscription {
 }
 
 /** A submit's immediate result in the status endpoint's shape, so waiting callers see one shape. */
-function asCompletedStatus(result: ScrapeBasicResult | ScrapeLlmResult): ScrapeCompletedStatus {
-  const head = { request_id: result.request_id, url: result.url, status: 'completed' as const, timestamp: result.timestamp };
+export function asCompletedStatus(result: ScrapeBasicResult | ScrapeLlmResult): ScrapeCompletedStatus {
+  const head = { request_id: result.request_id, url: result.url, status: 'completed' as const, timestamp: result.timestamp, ...(result.tags ? { tags: result.tags } : {}), ...(result.cached ? { cached: true as const } : {}) };
   if ('content' in result) return { ...head, content: result.content, llm_output: result.llm_output, ...(result.llm_input_truncated ? { llm_input_truncated: true as const } : {}) };
   const { text_content: text, markdown_content: markdown, meta, links, images } = result;
   return { ...head, content: { text, ...(markdown !== undefined ? { markdown } : {}), meta, links, images } };

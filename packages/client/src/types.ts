@@ -15,6 +15,8 @@ export interface ScrapeRequest {
   llm_key_id?: string | null;
   /** JSON Schema that llm_output must follow (LLM mode). */
   schema?: Record<string, unknown>;
+  /** Labels echoed in the status record and webhook deliveries (at most 10). */
+  tags?: string[];
 }
 
 export interface PageMeta {
@@ -62,6 +64,8 @@ interface ScrapeHead {
   url: string;
   /** Unix seconds. */
   timestamp: number;
+  /** The request's tags, when it was given some. */
+  tags?: string[];
 }
 
 /** 200 of a basic-mode submit. */
@@ -106,6 +110,8 @@ export interface ScrapeCompletedStatus extends ScrapeHead {
   llm_output?: Record<string, unknown>;
   /** Present only when the page was trimmed to the model's input budget. */
   llm_input_truncated?: true;
+  /** A cached result (`use_cache`). */
+  cached?: true;
 }
 
 export interface ScrapeFailedStatus extends ScrapeHead {
@@ -130,6 +136,8 @@ export interface ParseRequest {
   type?: DocumentType;
   output?: 'plain' | 'markdown';
   webhook?: string;
+  /** Labels echoed in the status record and webhook deliveries (at most 10). */
+  tags?: string[];
 }
 
 /** A document sent with parseFile: its file name (the type hint when no `type` is given) and its bytes. */
@@ -184,6 +192,16 @@ export interface AccountInfo {
   name: string;
   key_id: string;
   scopes: string[];
+}
+
+/** GET /account/llm-keys: a registered language-model key, its secret masked. */
+export interface LlmKeySummary {
+  id: string;
+  provider: string;
+  model?: string;
+  label?: string;
+  masked: string;
+  createdAt: number;
 }
 
 /** The families a webhook subscription can follow. */

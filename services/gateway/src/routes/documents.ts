@@ -12,6 +12,7 @@ import { submitAndWait } from '../submit.js';
 import { isMultipartForm, receiveUpload } from '../upload-body.js';
 import { checkUrl, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
+import { readTags } from '../request-tags.js';
 import { RenderedRecords } from '@gleaner/store';
 
 /** SPEC "Document parse job": `type` values (the image guide adds tiff, tif, heic). */
@@ -22,6 +23,7 @@ interface ParseOptions {
   declaredType: string;
   output: ParseJob['output'];
   webhook?: string;
+  tags?: string[];
 }
 
 /** `type`, `output` and `webhook`, the same whether they came in a JSON body or as form fields. */
@@ -40,7 +42,9 @@ async function parseOptions(body: Record<string, unknown>, allowPrivate: boolean
     const problem = await checkUrl(webhook, { allowPrivateNetworks: allowPrivate, requireHttps: true });
     if (problem) throw new ApiError('400-003', undefined, { details: [webhookProblemMessage("'webhook'", problem)] });
   }
-  return { declaredType: type.toLowerCase(), output: output as ParseJob['output'], ...(webhook ? { webhook } : {}) };
+  const tagged = readTags(body.tags);
+  if ('problem' in tagged) throw new ApiError('400-004', undefined, { details: [tagged.problem] });
+  return { declaredType: type.toLowerCase(), output: output as ParseJob['output'], ...(webhook ? { webhook } : {}), ...tagged };
 }
 
 /** An uploaded file's extension as the type hint when the form names no `type` (a `.docx` is a docx). */
@@ -90,7 +94,7 @@ export function documentsRouter(deps: GatewayDeps): Router {
       const uploading = isMultipartForm(req);
       const { source, options } = uploading ? await fromUpload(req, requestId) : await fromJson(req.body as Record<string, unknown>);
       setRequestId(res, requestId);
-      const { declaredType, output, webhook } = options;
+      const { declaredType, output, webhook, tags } = options;
       const payload: ParseJob = { requestId, accountId, ...source, declaredType, output, ...(webhook ? { webhook } : {}) };
       const input = source.upload ? { upload: { name: source.upload.name, bytes: source.upload.bytes } } : { url: source.url };
       let record: ParseRecord | null;
@@ -99,7 +103,7 @@ export function documentsRouter(deps: GatewayDeps): Router {
           family: 'parse',
           requestId,
           accountId,
-          input: { ...input, declaredType, output },
+          input: { ...input, declaredType, output, ...(tags ? { tags } : {}) },
           webhookUrl: webhook,
           producer: deps.producers.parse,
           payload,
