@@ -1,12 +1,23 @@
 /**
  * Operator command line (INTERFACE.md): `pnpm gleaner <command>`. Every command exits non-zero
  * with a one-line error on bad input; commands that create a secret print it as the last line.
- * `scrape` and `parse` are user commands: they talk to a gateway (or parse a local file here)
+ * `scrape` and `parse` are user commands: they talk to a gateway (a local file is uploaded to it)
  * and need neither Redis nor GLEANER_SECRET.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { openAsBlob } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { DOCUMENT_TYPES, GleanerApiError, GleanerClient, GleanerJobFailedError, GleanerProtocolError, GleanerTimeoutError, type DocumentType } from '@gleaner/client';
+import {
+  DOCUMENT_TYPES,
+  GleanerApiError,
+  GleanerClient,
+  GleanerJobFailedError,
+  GleanerProtocolError,
+  GleanerTimeoutError,
+  type DocumentType,
+  type ParseProgress,
+  type UploadedDocument,
+} from '@gleaner/client';
 import { commonEnvSchema, createRedis, loadConfig, waitForRedis, type CommonConfig } from '@gleaner/platform';
 import { AccountError, createStores, LLM_PROVIDERS, LlmKeyError, SCOPES, type LlmProvider, type Scope } from '@gleaner/store';
 import Joi from 'joi';
@@ -38,6 +49,8 @@ function required(flags: Record<string, string>, name: string): string {
 }
 
 const DEFAULT_GATEWAY_URL = 'http://127.0.0.1:8080';
+/** SPEC "Limits": parser files up to 50 MB. */
+const UPLOAD_MAX_BYTES = 50 * 1024 * 1024;
 /** Status polls of the user commands; most requests finish inside the gateway's 20 s window anyway. */
 const USER_POLL_MS = 5_000;
 
@@ -50,14 +63,13 @@ const USAGE = `usage: gleaner <command>
   llm-keys add --account <name> --provider ${LLM_PROVIDERS.join('|')} --key <secret> [--model <m>] [--base-url <url>] [--label <text>]
 user commands (gateway at GLEANER_URL, default ${DEFAULT_GATEWAY_URL}, key in GLEANER_API_KEY):
   scrape <url> [--markdown] [--llm <prompt>]   prints the text, the markdown, or the LLM output JSON
-  parse <url-or-file> [--markdown]             a local file is parsed here, without the server;
+  parse <url-or-file> [--markdown]             a local file is uploaded to the server (at most 50 MB);
                                                progress (pages done/total) goes to stderr`;
 
 async function runUserCommand(command: 'scrape' | 'parse', positional: string[], flags: Record<string, string>): Promise<void> {
   const [target, extra] = positional;
   if (!target || extra !== undefined) throw new UsageError(command === 'scrape' ? 'scrape <url> [--markdown] [--llm <prompt>]' : 'parse <url-or-file> [--markdown]');
   const markdown = flags.markdown === 'true';
-  if (command === 'parse' && !/^https?:\/\//i.test(target)) return parseLocalFile(target, markdown);
   const client = gatewayClient();
   const started = Date.now();
   const waiting = (note: string) => progress.update(`${note} (${Math.round((Date.now() - started) / 1000)} s)`);
@@ -72,12 +84,26 @@ async function runUserCommand(command: 'scrape' | 'parse', positional: string[],
     await print(llm ? JSON.stringify(result.llm_output ?? {}, null, 2) : markdown ? (result.content.markdown ?? result.content.text) : result.content.text);
     return;
   }
-  const result = await client.parseAndWait(
-    { url: target, output: markdown ? 'markdown' : 'plain', ...declaredType(new URL(target).pathname) },
-    { pollMs: USER_POLL_MS, onProgress: (p) => (p.pagesTotal ? progress.pages(p.pagesDone ?? 0, p.pagesTotal) : waiting('parsing')) },
-  );
+  const output = markdown ? 'markdown' : 'plain';
+  const wait = { pollMs: USER_POLL_MS, onProgress: (p: ParseProgress) => (p.pagesTotal ? progress.pages(p.pagesDone ?? 0, p.pagesTotal) : waiting('parsing')) };
+  const result = /^https?:\/\//i.test(target)
+    ? await client.parseAndWait({ url: target, output, ...declaredType(new URL(target).pathname) }, wait)
+    : await client.parseFileAndWait(await localDocument(target), { output, ...declaredType(target) }, wait);
   progress.done();
   await print(result.data);
+}
+
+/**
+ * A local file to upload, read from disk as it is sent (a Blob backed by the file, not its bytes
+ * in memory). Files over the service's 50 MB are refused here, before anything is sent.
+ */
+async function localDocument(file: string): Promise<UploadedDocument> {
+  // pnpm runs the script from the repository root; relative paths mean the caller's directory.
+  const fullPath = path.resolve(process.env.INIT_CWD ?? process.cwd(), file);
+  const info = await stat(fullPath).catch(() => null);
+  if (!info?.isFile()) throw new UsageError(`no such file '${file}'`);
+  if (info.size > UPLOAD_MAX_BYTES) throw new UsageError(`'${file}' is ${(info.size / 1024 / 1024).toFixed(1)} MB: the service parses files of at most 50 MB`);
+  return { name: path.basename(fullPath), data: await openAsBlob(fullPath) };
 }
 
 function gatewayClient(): GleanerClient {
@@ -90,38 +116,6 @@ function gatewayClient(): GleanerClient {
 function declaredType(fileName: string): { type?: DocumentType } {
   const ext = path.extname(fileName).slice(1).toLowerCase();
   return (DOCUMENT_TYPES as readonly string[]).includes(ext) ? { type: ext as DocumentType } : {};
-}
-
-/**
- * Parses a local file in this process with the same library the parser worker uses. OCR (a
- * tesseract pool, about 200 MB a worker) starts only when a page needs it, and is closed after.
- */
-async function parseLocalFile(file: string, markdown: boolean): Promise<void> {
-  // pnpm runs the script from the repository root; relative paths mean the caller's directory.
-  const fullPath = path.resolve(process.env.INIT_CWD ?? process.cwd(), file);
-  const info = await stat(fullPath).catch(() => null);
-  if (!info?.isFile()) throw new UsageError(`no such file '${file}'`);
-  const { createLazyOcrEngine, parseDocument } = await import('@gleaner/document-extract');
-  const lazyOcr = createLazyOcrEngine();
-  try {
-    const result = await parseDocument(await readFile(fullPath), {
-      output: markdown ? 'markdown' : 'plain',
-      declaredType: declaredType(file).type,
-      ocr: lazyOcr,
-      onProgress: (done, total) => progress.pages(done, total),
-    });
-    progress.done();
-    await print(result.text);
-  } catch (err) {
-    // The parser's own verdict (400-001 unsupported or encrypted file, 500-001) is the one line to show.
-    if (err instanceof Error && err.name === 'DocumentError') {
-      const { code, details } = err as Error & { code: string; details: string[] };
-      throw new UsageError(`${code}: ${err.message}${details.length ? ` (${details.join('; ')})` : ''}`);
-    }
-    throw err;
-  } finally {
-    await lazyOcr.close();
-  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@gleaner/platform';
@@ -13,35 +14,10 @@ import { REPO_ROOT, settledWithin, startProcess } from './support/processes.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { wordF1 } from './support/word-f1.js';
 
-/** The user commands of `pnpm gleaner`: local files parsed in the CLI, URLs through a real gateway. */
+/** The user commands of `pnpm gleaner` through a real gateway: URLs, and local files uploaded to it. */
 const DOCS = path.resolve(REPO_ROOT, '../shared/corpus/docs');
 const PAGE_BREAK = '=== Page Break ===';
 const reference = (file: string) => fs.readFileSync(path.join(DOCS, `${file}.ref.txt`), 'utf8');
-
-describe('parse of a local file (no server)', () => {
-  it('parses a txt file with its page breaks, progress on stderr', async () => {
-    const file = 'txt/rfc2965.txt';
-    const { stdout, stderr } = await gleanerCli(['parse', path.join(DOCS, file)], {});
-    const formFeeds = fs.readFileSync(path.join(DOCS, file), 'latin1').split('\f').length - 1;
-    expect(stdout.split(PAGE_BREAK).length - 1).toBe(formFeeds);
-    expect(wordF1(stdout, reference(file))).toBeGreaterThan(0.95);
-    expect(stderr).toMatch(new RegExp(`pages ${formFeeds + 1}/${formFeeds + 1}`));
-  });
-
-  it('parses a docx, as plain text and as markdown', async () => {
-    const file = 'docx/nwe-test04-headers.docx';
-    const plain = await gleanerCli(['parse', path.join(DOCS, file)], {});
-    expect(wordF1(plain.stdout, reference(file))).toBeGreaterThan(0.9);
-    const markdown = await gleanerCli(['parse', '--markdown', path.join(DOCS, file)], {});
-    // The document's big bold line becomes a heading, its italics emphasis.
-    expect(markdown.stdout).toMatch(/^#{1,6}\s+Molière$/m);
-    expect(markdown.stdout).toContain('_Les Précieuses ridicules._');
-  });
-
-  it('fails with one line for a missing file', async () => {
-    await expect(gleanerCli(['parse', '/nonexistent/report.pdf'], {})).rejects.toMatchObject({ code: 1, stderr: "error: no such file '/nonexistent/report.pdf'\n" });
-  });
-});
 
 describe('scrape and parse through the gateway', () => {
   const prefix = testPrefix('cli-user');
@@ -52,8 +28,11 @@ describe('scrape and parse through the gateway', () => {
   let llm: FakeProvider<AnthropicScript>;
   let account: TestAccount;
   let env: Record<string, string>;
+  let scratch: string;
 
   beforeAll(async () => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-cli-'));
+    const store = { DOCUMENT_STORE: 'local', DOCUMENT_STORE_DIR: path.join(scratch, 'store') };
     site = await startPageServer({
       '/article': html(
         '<main><article><h1>Gleaning fields</h1><p>Gleaning is the act of collecting leftover crops from fields after they have been harvested, a practice described in many old texts.</p><p>Today volunteers glean to feed families.</p></article></main>',
@@ -63,10 +42,10 @@ describe('scrape and parse through the gateway', () => {
     });
     llm = await startFakeAnthropic();
     // Window 0: every submit answers 202, so the commands follow their requests by polling.
-    h = await GatewayHarness.start(prefix, { SYNC_WINDOW_MS: '0' });
+    h = await GatewayHarness.start(prefix, { SYNC_WINDOW_MS: '0', ...store });
     const logger = createLogger('cli-user-test', 'error');
     scraper = await startScraperWorker(loadScraperWorkerConfig(serviceEnv(prefix, { SCRAPER_CONCURRENCY: '2', SCRAPER_EXTRACT_THREADS: '1' })), logger);
-    parser = await startParserWorker(loadParserWorkerConfig(serviceEnv(prefix, { PARSER_CONCURRENCY: '1' })), logger);
+    parser = await startParserWorker(loadParserWorkerConfig(serviceEnv(prefix, { PARSER_CONCURRENCY: '1', ...store })), logger);
     account = await h.account('cli-user');
     await h.stores.llmKeys.add(account.accountId, { provider: 'anthropic', secret: 'sk-ant-cli-test', baseUrl: llm.baseUrl, model: 'claude-test' });
     env = { GLEANER_URL: h.url, GLEANER_API_KEY: account.apiKey };
@@ -79,6 +58,7 @@ describe('scrape and parse through the gateway', () => {
     await site?.close();
     await llm?.close();
     await deleteKeysWithPrefix(prefix);
+    fs.rmSync(scratch, { recursive: true, force: true });
   });
 
   it('scrape prints the text, or the markdown', async () => {
@@ -93,6 +73,34 @@ describe('scrape and parse through the gateway', () => {
     const { stdout } = await gleanerCli(['scrape', `${site.url}/article`, '--llm', 'Give the topic as {"answer": string}'], env);
     expect(JSON.parse(stdout)).toEqual({ answer: 'stand-in answer' });
     expect(llm.requests.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('parse of a local file uploads it to the server: a txt with its page breaks', async () => {
+    const file = 'txt/rfc2965.txt';
+    const { stdout } = await gleanerCli(['parse', path.join(DOCS, file)], env);
+    const formFeeds = fs.readFileSync(path.join(DOCS, file), 'latin1').split('\f').length - 1;
+    expect(stdout.split(PAGE_BREAK).length - 1).toBe(formFeeds);
+    expect(wordF1(stdout, reference(file))).toBeGreaterThan(0.95);
+  }, 60_000);
+
+  it('parses an uploaded docx, as plain text and as markdown (the extension is the type hint)', async () => {
+    const file = 'docx/nwe-test04-headers.docx';
+    const plain = await gleanerCli(['parse', path.join(DOCS, file)], env);
+    expect(wordF1(plain.stdout, reference(file))).toBeGreaterThan(0.9);
+    const markdown = await gleanerCli(['parse', '--markdown', path.join(DOCS, file)], env);
+    // The document's big bold line becomes a heading, its italics emphasis.
+    expect(markdown.stdout).toMatch(/^#{1,6}\s+Molière$/m);
+    expect(markdown.stdout).toContain('_Les Précieuses ridicules._');
+  }, 60_000);
+
+  it('fails with one line for a missing file, a file over 50 MB, or a file the service refuses', async () => {
+    await expect(gleanerCli(['parse', '/nonexistent/report.pdf'], env)).rejects.toMatchObject({ code: 1, stderr: "error: no such file '/nonexistent/report.pdf'\n" });
+    const big = path.join(scratch, 'big.pdf');
+    fs.writeFileSync(big, Buffer.alloc(50 * 1024 * 1024 + 1));
+    await expect(gleanerCli(['parse', big], env)).rejects.toMatchObject({ code: 1, stderr: `error: '${big}' is 50.0 MB: the service parses files of at most 50 MB\n` });
+    const gif = path.join(scratch, 'photo.gif');
+    fs.writeFileSync(gif, Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(64, 1)]));
+    await expect(gleanerCli(['parse', gif], env)).rejects.toMatchObject({ code: 1, stderr: 'error: Gleaner API answered 400: 400-001: Invalid file type (a GIF image)\n' });
   }, 60_000);
 
   it('parse of a URL goes through the server', async () => {

@@ -90,10 +90,13 @@ const gatewayGet = async (path: string) => (await fetch(`${h.url}${path}`, { hea
 describe('Gleaner node', () => {
   it('gets a scrape result from the real gateway within its sync window', async () => {
     const result = await scrape('/article');
+    // The status endpoint's shape, as a result followed after a 202 and the trigger's delivery have it.
     expect(result).toMatchObject({ status: 'completed', url: `${site.url}/article` });
-    expect(result.text_content).toContain('gathered every ear');
-    expect(result.markdown_content).toContain('gathered every ear');
-    expect((result.meta as { title: string }).title).toBe('Harvest notes');
+    const content = result.content as { text: string; markdown: string; meta: { title: string } };
+    expect(content.text).toContain('gathered every ear');
+    expect(content.markdown).toContain('gathered every ear');
+    expect(content.meta.title).toBe('Harvest notes');
+    expect(result.tags).toEqual(['n8n-workflow:wf-test']);
   });
 
   it('follows a 202 on the real status endpoint to the completed result', async () => {
@@ -139,7 +142,7 @@ describe('Gleaner Trigger', () => {
       const result = await scrape('/article');
       const deliveries = await waitFor(() => host.deliveries, (d) => d.some((x) => x.started));
       const started = deliveries.find((d) => d.started)!.started![0].json;
-      expect(started).toMatchObject({ request_id: result.request_id, status: 'completed', delivery: { request_id: result.request_id } });
+      expect(started).toMatchObject({ request_id: result.request_id, status: 'completed', tags: ['n8n-workflow:wf-test'], delivery: { request_id: result.request_id } });
       expect((started.content as { text: string }).text).toContain('gathered every ear');
       expect(deliveries.every((d) => d.status === 200)).toBe(true);
 

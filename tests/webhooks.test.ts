@@ -324,6 +324,30 @@ describe('account subscriptions and the webhook secret', () => {
     }
   });
 
+  it('a subscription whose URL answers 404 to 3 deliveries in a row is removed; an answer in between restarts the count', async () => {
+    const subscriber = await h.account('gone-subscriber');
+    // 404, 200 (the count restarts), then 404 three times: the third removes it.
+    const receiver = await startWebhookReceiver([404, 200, 404, 404, 404, 200]);
+    try {
+      const sub = await request(h.url).post('/account/webhooks').set('x-api-key', subscriber.apiKey).send({ url: receiver.url, families: ['scrape'] });
+      const list = () => request(h.url).get('/account/webhooks').set('x-api-key', subscriber.apiKey).then((r) => (r.body.webhooks as Array<{ id: string }>).map((w) => w.id));
+      for (let n = 1; n <= 4; n++) {
+        await request(h.url).post('/web-scrapper/').set('x-api-key', subscriber.apiKey).send({ url: 'http://127.0.0.1:9/sleep/1' });
+        await waitFor(() => receiver.deliveries.length, (count) => count === n);
+      }
+      expect(await list()).toEqual([sub.body.id]);
+      await request(h.url).post('/web-scrapper/').set('x-api-key', subscriber.apiKey).send({ url: 'http://127.0.0.1:9/sleep/1' });
+      await waitFor(() => receiver.deliveries.length, (count) => count === 5);
+      expect(await waitFor(list, (ids) => ids.length === 0)).toEqual([]);
+      // Nothing more is sent to it.
+      await request(h.url).post('/web-scrapper/').set('x-api-key', subscriber.apiKey).send({ url: 'http://127.0.0.1:9/sleep/1' });
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(receiver.deliveries.map((d) => d.answeredWith)).toEqual([404, 200, 404, 404, 404]);
+    } finally {
+      await receiver.close();
+    }
+  }, 60_000);
+
   it('a subscription for the parser family receives parse completions and no scrape completion', async () => {
     const subscriber = await h.account('parse-only-subscriber');
     const parseOnly = await startWebhookReceiver([200]);

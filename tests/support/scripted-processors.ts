@@ -33,7 +33,7 @@ export async function startScriptedWorkers(prefix: string): Promise<{ close(): P
     return { result: { scraped_content: { html: '<p>scripted</p>', text: 'scripted' } } };
   }), { concurrency: 4 });
   registry.register(parseQueue, (p, job) => runRecordedJob('parse', job, p.requestId, ctx, async () => {
-    await scripted(p.url);
+    await scripted(p.url ?? p.upload?.key ?? '');
     return { result: { data: 'scripted document', type: p.declaredType, pages: 1 } };
   }), { concurrency: 4 });
   await registry.waitUntilReady();

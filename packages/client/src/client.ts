@@ -1,4 +1,4 @@
-import { GleanerCore, type GleanerHttpResponse, type SendRequest, type Sleep } from './core.js';
+import { GleanerCore, type GleanerHttpResponse, type SendRequest, type Sleep, type UploadForm } from './core.js';
 
 export interface GleanerClientOptions {
   /** Gateway base URL, e.g. http://127.0.0.1:8080. */
@@ -40,13 +40,22 @@ function timerSleep(signal: AbortSignal | undefined): Sleep {
 }
 
 function fetchSend(baseUrl: string, apiKey: string, fetchImpl: typeof fetch, signal: AbortSignal | undefined): SendRequest {
-  return async ({ method, path, body }): Promise<GleanerHttpResponse> => {
+  return async ({ method, path, body, form }): Promise<GleanerHttpResponse> => {
     const headers: Record<string, string> = { 'x-api-key': apiKey, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetchImpl(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), ...(signal ? { signal } : {}) });
+    // fetch streams a FormData's Blob (from disk with fs.openAsBlob) and sets the boundary itself.
+    const res = await fetchImpl(baseUrl + path, { method, headers, body: form ? formData(form) : body === undefined ? undefined : JSON.stringify(body), ...(signal ? { signal } : {}) });
     const text = await res.text();
     return { status: res.status, headers: Object.fromEntries(res.headers), body: jsonOrText(text) };
   };
+}
+
+function formData(form: UploadForm): FormData {
+  const data = new FormData();
+  for (const [name, value] of Object.entries(form.fields)) data.set(name, value);
+  const { field, name, data: file } = form.file;
+  data.set(field, file instanceof Blob ? file : new Blob([file as Uint8Array<ArrayBuffer>]), name);
+  return data;
 }
 
 function jsonOrText(text: string): unknown {

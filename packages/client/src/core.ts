@@ -10,7 +10,9 @@ import type {
   AccountInfo,
   AccountUsage,
   ApiErrorBody,
+  LlmKeySummary,
   ParseCompleted,
+  ParseFileOptions,
   ParseRequest,
   ParseStatus,
   ParseSubmitResponse,
@@ -23,6 +25,7 @@ import type {
   SelectRequest,
   SelectStatus,
   SelectSubmitResponse,
+  UploadedDocument,
   WebhookFamily,
   WebhookSubscription,
 } from './types.js';
@@ -34,6 +37,14 @@ export interface GleanerHttpRequest {
   path: string;
   /** Sent as JSON. */
   body?: object;
+  /** Sent as multipart/form-data instead (document uploads); see encodeMultipart. */
+  form?: UploadForm;
+}
+
+/** A multipart/form-data body: text fields and one file part. */
+export interface UploadForm {
+  fields: Record<string, string>;
+  file: { field: string; name: string; data: Blob | Uint8Array };
 }
 
 export interface GleanerHttpResponse {
@@ -172,10 +183,32 @@ export class GleanerCore {
     });
   }
 
+  /**
+   * POST /documents/parse with the document itself (multipart/form-data, at most 50 MB): the
+   * service stores it and parses it as it would a downloaded one. `file.data` may be a Blob read
+   * from disk as it is sent (Node's `fs.openAsBlob`), or bytes already in memory.
+   */
+  parseFile(file: UploadedDocument, options: ParseFileOptions = {}): Promise<ParseSubmitResponse> {
+    const fields: Record<string, string> = {};
+    if (options.type) fields.type = options.type;
+    if (options.output) fields.output = options.output;
+    if (options.webhook) fields.webhook = options.webhook;
+    if (options.tags?.length) fields.tags = options.tags.join(',');
+    return this.call('POST', '/documents/parse', undefined, { fields, file: { field: 'file', name: file.name, data: file.data } });
+  }
+
+  /** parseFile, then waits as parseAndWait does. */
+  parseFileAndWait(file: UploadedDocument, options: ParseFileOptions = {}, wait: WaitOptions<ParseProgress> = {}): Promise<ParseCompleted> {
+    return this.completeParse(Date.now(), this.parseFile(file, options), wait);
+  }
+
   /** Submits and waits; resolves with the submit's COMPLETED shape whichever way the result arrived. */
-  async parseAndWait(request: ParseRequest, options: WaitOptions<ParseProgress> = {}): Promise<ParseCompleted> {
-    const started = Date.now();
-    const submitted = await this.parse(request);
+  parseAndWait(request: ParseRequest, options: WaitOptions<ParseProgress> = {}): Promise<ParseCompleted> {
+    return this.completeParse(Date.now(), this.parse(request), options);
+  }
+
+  private async completeParse(started: number, submitting: Promise<ParseSubmitResponse>, options: WaitOptions<ParseProgress>): Promise<ParseCompleted> {
+    const submitted = await submitting;
     if (submitted.status === 'COMPLETED') return submitted;
     const { requestId, data, type, pages } = await this.pollParse(submitted.requestId, started, options, submitted);
     return { requestId, status: 'COMPLETED', data: data ?? '', type, ...(pages !== undefined ? { pages } : {}) };
@@ -184,6 +217,12 @@ export class GleanerCore {
   /** GET /account (scope `account`): a cheap authenticated read, e.g. to check a key. */
   account(): Promise<AccountInfo> {
     return this.call('GET', '/account');
+  }
+
+  /** GET /account/llm-keys (scope `account`): the account's language-model keys, secrets masked. */
+  async listLlmKeys(): Promise<LlmKeySummary[]> {
+    const { keys } = await this.call<{ keys?: unknown }>('GET', '/account/llm-keys');
+    return Array.isArray(keys) ? keys.filter((k): k is LlmKeySummary => typeof (k as LlmKeySummary)?.id === 'string') : [];
   }
 
   /** GET /account/usage (scope `account`). */
@@ -259,8 +298,8 @@ export class GleanerCore {
     }
   }
 
-  private async call<T>(method: GleanerHttpRequest['method'], path: string, body?: object): Promise<T> {
-    const res = await this.send(body === undefined ? { method, path } : { method, path, body });
+  private async call<T>(method: GleanerHttpRequest['method'], path: string, body?: object, form?: UploadForm): Promise<T> {
+    const res = await this.send(form ? { method, path, form } : body === undefined ? { method, path } : { method, path, body });
     const requestId = res.headers['x-request-id'] ?? null;
     if (res.status >= 400) throw new GleanerApiError(res.status, errorBodyOf(res), requestId, retryAfterSeconds(res.headers['retry-after']));
     if (res.status === 204) return undefined as T;
@@ -269,6 +308,30 @@ export class GleanerCore {
     }
     return res.body as T;
   }
+}
+
+/**
+ * A multipart/form-data body as bytes, for transports that send a buffer (the n8n nodes): fields
+ * first, then the file. The boundary is random hex, and a field's value never holds CR or LF.
+ */
+export async function encodeMultipart(form: UploadForm, boundary: string): Promise<{ contentType: string; body: Uint8Array<ArrayBuffer> }> {
+  const encoder = new TextEncoder();
+  const quoted = (value: string) => value.replace(/["\r\n\\]/g, (c) => encodeURIComponent(c));
+  const parts: Uint8Array[] = [];
+  for (const [name, value] of Object.entries(form.fields)) {
+    parts.push(encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${value.replace(/[\r\n]/g, ' ')}\r\n`));
+  }
+  const { field, name, data } = form.file;
+  parts.push(encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(field)}"; filename="${quoted(name)}"\r\nContent-Type: application/octet-stream\r\n\r\n`));
+  parts.push(data instanceof Uint8Array ? data : new Uint8Array(await data.arrayBuffer()));
+  parts.push(encoder.encode(`\r\n--${boundary}--\r\n`));
+  const body = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    body.set(part, at);
+    at += part.length;
+  }
+  return { contentType: `multipart/form-data; boundary=${boundary}`, body };
 }
 
 /** The wait before the next poll after an error worth waiting out, or null for any other error. */
@@ -299,8 +362,8 @@ function isSubscription(value: unknown): value is WebhookSubscription {
 }
 
 /** A submit's immediate result in the status endpoint's shape, so waiting callers see one shape. */
-function asCompletedStatus(result: ScrapeBasicResult | ScrapeLlmResult): ScrapeCompletedStatus {
-  const head = { request_id: result.request_id, url: result.url, status: 'completed' as const, timestamp: result.timestamp };
+export function asCompletedStatus(result: ScrapeBasicResult | ScrapeLlmResult): ScrapeCompletedStatus {
+  const head = { request_id: result.request_id, url: result.url, status: 'completed' as const, timestamp: result.timestamp, ...(result.tags ? { tags: result.tags } : {}), ...(result.cached ? { cached: true as const } : {}) };
   if ('content' in result) return { ...head, content: result.content, llm_output: result.llm_output, ...(result.llm_input_truncated ? { llm_input_truncated: true as const } : {}) };
   const { text_content: text, markdown_content: markdown, meta, links, images } = result;
   return { ...head, content: { text, ...(markdown !== undefined ? { markdown } : {}), meta, links, images } };

@@ -10,7 +10,8 @@ export class GleanerApiError extends Error {
     /** `Retry-After` of a 429 or 503 (or the parser's 500 while Redis is down), in seconds. */
     readonly retryAfterSeconds: number | null = null,
   ) {
-    super(`Gleaner API answered ${status}: ${body.error}`);
+    const details = 'details' in body && Array.isArray(body.details) && body.details.length ? ` (${body.details.join('; ')})` : '';
+    super(`Gleaner API answered ${status}: ${body.error}${details}`);
     this.name = 'GleanerApiError';
   }
 

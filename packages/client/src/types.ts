@@ -15,6 +15,8 @@ export interface ScrapeRequest {
   llm_key_id?: string | null;
   /** JSON Schema that llm_output must follow (LLM mode). */
   schema?: Record<string, unknown>;
+  /** Labels echoed in the status record and webhook deliveries (at most 10). */
+  tags?: string[];
 }
 
 export interface PageMeta {
@@ -62,6 +64,8 @@ interface ScrapeHead {
   url: string;
   /** Unix seconds. */
   timestamp: number;
+  /** The request's tags, when it was given some. */
+  tags?: string[];
 }
 
 /** 200 of a basic-mode submit. */
@@ -106,6 +110,8 @@ export interface ScrapeCompletedStatus extends ScrapeHead {
   llm_output?: Record<string, unknown>;
   /** Present only when the page was trimmed to the model's input budget. */
   llm_input_truncated?: true;
+  /** A cached result (`use_cache`). */
+  cached?: true;
 }
 
 export interface ScrapeFailedStatus extends ScrapeHead {
@@ -172,7 +178,19 @@ export interface ParseRequest {
   type?: DocumentType;
   output?: 'plain' | 'markdown';
   webhook?: string;
+  /** Labels echoed in the status record and webhook deliveries (at most 10). */
+  tags?: string[];
 }
+
+/** A document sent with parseFile: its file name (the type hint when no `type` is given) and its bytes. */
+export interface UploadedDocument {
+  name: string;
+  /** At most 50 MB. */
+  data: Blob | Uint8Array;
+}
+
+/** The fields sent with an upload; the same as ParseRequest's, without `url`. */
+export type ParseFileOptions = Omit<ParseRequest, 'url'>;
 
 /** 200 of a submit, and what parseAndWait resolves with. */
 export interface ParseCompleted {
@@ -216,6 +234,16 @@ export interface AccountInfo {
   name: string;
   key_id: string;
   scopes: string[];
+}
+
+/** GET /account/llm-keys: a registered language-model key, its secret masked. */
+export interface LlmKeySummary {
+  id: string;
+  provider: string;
+  model?: string;
+  label?: string;
+  masked: string;
+  createdAt: number;
 }
 
 /** The families a webhook subscription can follow. */

@@ -1,5 +1,10 @@
+import { openAsBlob } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { GleanerApiError, GleanerClient, GleanerJobFailedError, GleanerTimeoutError, type ParseProgress } from '@gleaner/client';
+import { encodeMultipart, GleanerApiError, GleanerClient, GleanerCore, GleanerJobFailedError, GleanerTimeoutError, type ParseProgress } from '@gleaner/client';
+import { LocalFolderStore, uploadKey } from '@gleaner/object-store';
 import { GatewayHarness, type TestAccount } from '../../../tests/support/gateway.js';
 import { deleteKeysWithPrefix, testPrefix } from '../../../tests/support/redis.js';
 
@@ -11,6 +16,7 @@ const prefix = testPrefix('client');
 let h: GatewayHarness;
 let account: TestAccount;
 let client: GleanerClient;
+let scratch: string;
 const PAGE = 'http://127.0.0.1:9/page.html';
 
 /** The client's fetch option, used to learn the id of each submit as it is answered. */
@@ -22,7 +28,8 @@ const recordingFetch: typeof fetch = async (input, init) => {
 };
 
 beforeAll(async () => {
-  h = await GatewayHarness.start(prefix, { SYNC_WINDOW_MS: '0' });
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'gleaner-client-'));
+  h = await GatewayHarness.start(prefix, { SYNC_WINDOW_MS: '0', DOCUMENT_STORE: 'local', DOCUMENT_STORE_DIR: path.join(scratch, 'store') });
   account = await h.account('client-user');
   await h.stores.accounts.setRateLimit(account.accountId, 10_000);
   client = new GleanerClient({ baseUrl: `${h.url}/`, apiKey: account.apiKey, fetch: recordingFetch });
@@ -31,6 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.stop();
   await deleteKeysWithPrefix(prefix);
+  await rm(scratch, { recursive: true, force: true });
 });
 
 const page = { meta: { title: 'T', description: 'D' }, links: [], images: [] };
@@ -58,6 +66,40 @@ describe('GleanerClient', () => {
     await h.stores.records.complete('parse', id, { data: 'one\n\n=== Page Break ===\n\ntwo', type: 'pdf', pages: 2 });
     await expect(waiting).resolves.toEqual({ requestId: id, status: 'COMPLETED', data: 'one\n\n=== Page Break ===\n\ntwo', type: 'pdf', pages: 2 });
     expect(progress.some((p) => p.pagesDone === 2 && p.pagesTotal === 5)).toBe(true);
+  });
+
+  it('uploads a file from disk with parseFileAndWait: the service stores those bytes and answers as for a URL', async () => {
+    const file = path.join(scratch, 'minutes.txt');
+    const text = 'Minutes\n\nThe board met on Tuesday.\n'.repeat(2000);
+    await writeFile(file, text);
+    const waiting = client.parseFileAndWait({ name: 'minutes.txt', data: await openAsBlob(file) }, { output: 'markdown' }, { pollMs: 50, timeoutMs: 10_000 });
+    const id = await submittedId();
+    const record = await h.stores.records.get('parse', id);
+    expect(record?.input).toEqual({ upload: { name: 'minutes.txt', bytes: Buffer.byteLength(text) }, declaredType: 'txt', output: 'markdown' });
+    const stored = await new LocalFolderStore(path.join(scratch, 'store')).read(uploadKey(id));
+    expect(stored.toString()).toBe(text);
+    await h.stores.records.complete('parse', id, { data: '## Minutes', type: 'txt', pages: 1 });
+    await expect(waiting).resolves.toEqual({ requestId: id, status: 'COMPLETED', data: '## Minutes', type: 'txt', pages: 1 });
+  });
+
+  it('sends the same upload as bytes through encodeMultipart (transports without FormData, such as n8n\'s)', async () => {
+    const bytes = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x0d, 0x0a, 0x00, 0xff, 0x22]);
+    const core = new GleanerCore({
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      send: async ({ method, path: route, form }) => {
+        const { contentType, body } = await encodeMultipart(form!, 'gleaner-test-boundary');
+        const res = await recordingFetch(h.url + route, { method, headers: { 'x-api-key': account.apiKey, 'content-type': contentType }, body });
+        return { status: res.status, headers: Object.fromEntries(res.headers), body: await res.json() };
+      },
+    });
+    const answer = await core.parseFile({ name: 'odd "name"\r\n.pdf', data: bytes }, { type: 'pdf', webhook: 'http://127.0.0.1:9/hook' });
+    expect(answer.status).toBe('PROCESSING');
+    const record = await h.stores.records.get('parse', answer.requestId);
+    expect(record?.input).toMatchObject({ upload: { name: 'odd %22name%22%0D%0A.pdf', bytes: bytes.length }, declaredType: 'pdf' });
+    expect(record?.webhook?.url).toBe('http://127.0.0.1:9/hook');
+    expect([...(await new LocalFolderStore(path.join(scratch, 'store')).read(uploadKey(answer.requestId)))]).toEqual([...bytes]);
+    // A refusal comes back as the parser's error.
+    await expect(core.parseFile({ name: 'a.gif', data: new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0, 0, 0, 0]) })).rejects.toMatchObject({ status: 400, code: '400-001' });
   });
 
   it('rejects a request that ends failed, and gives up waiting at the timeout', async () => {

@@ -31,6 +31,23 @@ export function detectKind(bytes: Buffer, declared?: string): DocumentKind | nul
   return isClearlyText(bytes) || declaredAsText(declared) ? 'txt' : null;
 }
 
+/** The bytes sniffHead looks at: enough for every signature detectKind reads and its binary check. */
+export const SNIFF_HEAD_BYTES = SNIFF_LENGTH;
+
+/**
+ * What the first bytes of a file tell before the rest has arrived (an upload being stored): null
+ * when it may be a kind we read (detectKind decides on the whole file), else why it is not one.
+ * Only binary data with no signature of ours is refused here; text, and containers whose contents
+ * are known only from the whole file (ZIP, OLE), are left to the parser.
+ */
+export function unsupportedHead(head: Buffer): string | null {
+  if (head.length === 0) return null;
+  if (startsWith(head, [0xff, 0xd8, 0xff]) || startsWith(head, [0x89, 0x50, 0x4e, 0x47])) return null;
+  if (startsWith(head, [0x49, 0x49, 0x2a, 0x00]) || startsWith(head, [0x4d, 0x4d, 0x00, 0x2a]) || isHeic(head)) return null;
+  if (isZip(head) || isOle(head) || head.subarray(0, 1024).includes('%PDF-')) return null;
+  return looksBinary(head) ? describeUnsupported(head) : null;
+}
+
 /** A short human description of bytes detectKind returned null for, for the error's details. */
 export function describeUnsupported(bytes: Buffer): string {
   if (bytes.length === 0) return 'the file is empty';

@@ -52,11 +52,28 @@ export class GleanerApi implements ICredentialType {
 	};
 
 	// `GET /account` is a cheap authenticated read that any valid key may make, whatever its scopes: 401 for an unknown key.
+	// Without rules n8n shows only the HTTP reason ("Unauthorized"); these say what Gleaner said and what to do.
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl}}',
 			url: '/account',
 			method: 'GET',
 		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message: 'Gleaner refused the API key (E004: Missing or invalid API key): it is unknown or was revoked. Create one with "gleaner keys create --account <name>".',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message: 'No Gleaner gateway answered GET /account at this Base URL: check it (e.g. https://gleaner.example.com, without a path).',
+				},
+			},
+		],
 	};
 }

@@ -9,7 +9,7 @@ import { GleanerApi } from '../credentials/GleanerApi.credentials.js';
 import { Gleaner } from '../nodes/Gleaner/Gleaner.node.js';
 import { GleanerTrigger } from '../nodes/GleanerTrigger/GleanerTrigger.node.js';
 import { FakeGleaner } from './support/fake-gleaner.js';
-import { authenticationHeaders, forwardWithCredential, resolveCredentialExpression, type HttpCall } from './support/n8n-context.js';
+import { authenticationHeaders, createLoadOptionsContext, forwardWithCredential, resolveCredentialExpression, type HttpCall } from './support/n8n-context.js';
 
 const packageRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const action = new Gleaner().description;
@@ -66,10 +66,33 @@ describe('GleanerApi credential', () => {
 			}) as Promise<{ statusCode: number }>;
 		};
 
+		/** n8n's credential test: the request, then the first rule matching the answer's status gives the message shown. */
+		const outcomeAsN8nShowsIt = async (apiKey: string, baseUrl = `${fake.url}/`) => {
+			const credentials = { baseUrl, apiKey };
+			const request = credential.test.request;
+			const answer = (await forwardWithCredential(credentials, []).call(undefined, 'gleanerApi', {
+				baseURL: resolveCredentialExpression(String(request.baseURL), credentials),
+				url: String(request.url),
+				method: request.method,
+				json: true,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+			})) as { statusCode: number };
+			if (answer.statusCode < 400) return { status: 'OK' };
+			const rule = (credential.test.rules ?? []).find((r) => r.type === 'responseCode' && r.properties.value === answer.statusCode);
+			return { status: 'Error', message: rule && rule.type === 'responseCode' ? rule.properties.message : `HTTP ${answer.statusCode}` };
+		};
+
+		it("shows Gleaner's own message for an unknown key and a wrong base URL, not a bare 'Unauthorized' (issue item 5)", async () => {
+			expect(await outcomeAsN8nShowsIt('gk_right')).toEqual({ status: 'OK' });
+			expect(await outcomeAsN8nShowsIt('gk_wrong')).toEqual({ status: 'Error', message: expect.stringMatching(/^Gleaner refused the API key \(E004: .*gleaner keys create/) });
+			expect(await outcomeAsN8nShowsIt('gk_right', `${fake.url}/not-gleaner`)).toEqual({ status: 'Error', message: expect.stringMatching(/Base URL/) });
+		});
+
 		it('passes with the right key and fails with a wrong one', async () => {
 			expect((await runTest('gk_right')).statusCode).toBe(200);
 			expect((await runTest('gk_wrong')).statusCode).toBe(401);
-			expect(fake.requests.map((r) => `${r.method} ${r.path} ${String(r.headers['x-api-key'])}`)).toEqual([
+			expect(fake.requests.slice(-2).map((r) => `${r.method} ${r.path} ${String(r.headers['x-api-key'])}`)).toEqual([
 				'GET /account gk_right',
 				'GET /account gk_wrong',
 			]);
@@ -106,6 +129,36 @@ describe('Gleaner node description', () => {
 		expect(visibleParameters('webPage', 'scrape', { waitForResult: false })).not.toHaveProperty('maxWaitSeconds');
 		expect(visibleParameters('document', 'parse')).toMatchObject({ documentType: 'pdf', documentOutput: 'plain', waitForResult: true });
 		expect(visibleParameters('document', 'getStatus')).not.toHaveProperty('waitForResult');
+	});
+
+	it('hides the fields Use Cache ignores (issue item 8)', () => {
+		const cached = visibleParameters('webPage', 'scrape', { useCache: true, mode: 'llm' }) ?? {};
+		for (const hidden of ['mode', 'outputType', 'prompt', 'llmKeyId', 'tags']) expect(cached).not.toHaveProperty(hidden);
+		expect(cached).toMatchObject({ url: '', useCache: true });
+	});
+
+	it('offers the LLM key as a dropdown loaded from the account (issue item 8)', async () => {
+		const llmKey = property(action, 'llmKeyId');
+		expect(llmKey).toMatchObject({ type: 'options', typeOptions: { loadOptionsMethod: 'getLlmKeys' }, default: '' });
+		const fake = await FakeGleaner.start('gk_opts');
+		try {
+			fake.llmKeys = [{ id: 'llmk_1', provider: 'anthropic', model: 'claude-test', label: 'Team key', masked: '••••abcd', createdAt: 1 }];
+			const { ctx } = createLoadOptionsContext({ description: action, credentials: { baseUrl: fake.url, apiKey: 'gk_opts' } });
+			const options = await new Gleaner().methods.loadOptions.getLlmKeys.call(ctx);
+			expect(options.map((o) => [o.name, o.value])).toEqual([
+				['Most Recently Added Key', ''],
+				['Team key (claude-test, ••••abcd)', 'llmk_1'],
+			]);
+			expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /account/llm-keys']);
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it("describes the action as the action, not with the trigger's words (issue item 8)", () => {
+		expect(action.description).not.toBe(trigger.description);
+		expect(action.description).toMatch(/^Scrape web pages and parse documents/);
+		expect(trigger.description).toMatch(/^Starts the workflow/);
 	});
 
 	it('accepts every document type and output the parser accepts', () => {

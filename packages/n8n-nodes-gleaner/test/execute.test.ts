@@ -3,7 +3,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 import { Gleaner } from '../nodes/Gleaner/Gleaner.node.js';
 import { FakeGleaner } from './support/fake-gleaner.js';
-import { createExecuteContext, type ExecuteSetup } from './support/n8n-context.js';
+import { createExecuteContext, type ExecuteSetup, type TestBinary } from './support/n8n-context.js';
 
 const node = new Gleaner();
 let fake: FakeGleaner;
@@ -30,6 +30,15 @@ const scrapeParams = (extra: INodeParameters = {}): INodeParameters => ({
 	...extra,
 });
 
+/** The status endpoint's shape of a completed basic scrape: what the node outputs whichever way the result came (issue item 1). */
+const asStatus = (flat: typeof basicResult) => ({
+	request_id: flat.request_id,
+	url: flat.url,
+	status: 'completed',
+	timestamp: flat.timestamp,
+	content: { text: flat.text_content, markdown: flat.markdown_content, meta: flat.meta, links: flat.links, images: flat.images },
+});
+
 const basicResult = {
 	request_id: '0190a1b2-0000-7000-8000-000000000001',
 	url: 'https://example.com/a',
@@ -48,10 +57,10 @@ describe('scrape', () => {
 		const { result, calls } = run(scrapeParams({ outputType: 'markdown' }));
 		const [[item], ...rest] = await result;
 		expect(rest).toEqual([]);
-		expect(item).toEqual({ json: basicResult, pairedItem: { item: 0 } });
+		expect(item).toEqual({ json: asStatus(basicResult), pairedItem: { item: 0 } });
 		const [sent] = fake.requestsTo('POST', '/web-scrapper/');
 		expect(sent.headers['x-api-key']).toBe('gk_exec');
-		expect(sent.body).toEqual({ url: 'https://example.com/a', output_type: 'markdown' });
+		expect(sent.body).toEqual({ url: 'https://example.com/a', output_type: 'markdown', tags: ['n8n-workflow:wf-test'] });
 		expect(calls.map((c) => c.credentialsType)).toEqual(['gleanerApi']);
 	});
 
@@ -67,6 +76,7 @@ describe('scrape', () => {
 			use_llm: true,
 			prompt: 'Find the price',
 			llm_key_id: 'lk_1',
+			tags: ['n8n-workflow:wf-test'],
 		});
 	});
 
@@ -99,7 +109,7 @@ describe('following a 202', () => {
 		fake.on('GET', '/documents/status/doc-1', { status: 200, body: { requestId: 'doc-1', status: 'PROCESSING' } }, { status: 200, body: done });
 		const [[item]] = await run({ resource: 'document', operation: 'parse', url: 'https://example.com/r.pdf', documentOutput: 'markdown', ...fast }).result;
 		expect(item.json).toEqual(done);
-		expect(fake.requestsTo('POST', '/documents/parse')[0].body).toEqual({ url: 'https://example.com/r.pdf', type: 'pdf', output: 'markdown' });
+		expect(fake.requestsTo('POST', '/documents/parse')[0].body).toEqual({ url: 'https://example.com/r.pdf', type: 'pdf', output: 'markdown', tags: ['n8n-workflow:wf-test'] });
 	});
 
 	it('waits out a rate limit answer while polling', async () => {
@@ -174,8 +184,8 @@ describe('errors', () => {
 			items: [{ json: {}, params: { url: 'ftp://example.com' } }, { json: {} }],
 		}).result;
 		expect(items).toEqual([
-			{ json: { error: 'E003: URL must be http or https' }, pairedItem: { item: 0 } },
-			{ json: basicResult, pairedItem: { item: 1 } },
+			{ json: { error: 'E003: URL must be http or https', details: [], request_id: null, http_status: 400 }, pairedItem: { item: 0 } },
+			{ json: asStatus(basicResult), pairedItem: { item: 1 } },
 		]);
 		expect(fake.requestsTo('POST', '/web-scrapper/').map((r) => (r.body as { url: string }).url)).toEqual(['ftp://example.com', 'https://example.com/a']);
 	});
@@ -188,5 +198,86 @@ describe('errors', () => {
 		});
 		const error = await node.execute.call(ctx).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(NodeApiError);
+	});
+});
+
+describe('one output shape (issue item 1)', () => {
+	it('outputs content.text and content.markdown whether the scrape finished inside the window, came from the cache or was followed after a 202', async () => {
+		const followed = { request_id: 'req-9', url: 'https://example.com/a', status: 'completed', timestamp: 1_700_000_000, content: asStatus(basicResult).content };
+		fake.on('POST', '/web-scrapper/', { status: 200, body: basicResult }, { status: 200, body: { ...basicResult, cached: true } }, {
+			status: 202,
+			body: { request_id: 'req-9', url: 'https://example.com/a', status: 'processing', message: 'later' },
+		});
+		fake.on('GET', '/web-scrapper/req-9', { status: 200, body: followed });
+		const outputs = [];
+		for (const params of [{}, { useCache: true }, { maxWaitSeconds: 5, pollIntervalSeconds: 0.05 }]) {
+			const [[item]] = await run(scrapeParams({ outputType: 'markdown', ...params })).result;
+			outputs.push(item.json);
+		}
+		for (const json of outputs) {
+			expect(json).not.toHaveProperty('text_content');
+			expect((json.content as { text: string; markdown: string }).markdown).toBe('# Hello\n\nworld');
+			expect((json.content as { text: string }).text).toBe('Hello world');
+		}
+		expect(outputs[1]).toMatchObject({ cached: true });
+	});
+});
+
+describe('Continue On Fail keeps the whole error (issue item 3)', () => {
+	it('outputs the code and message, every detail, the request id and the HTTP status of a refused request', async () => {
+		fake.on('POST', '/documents/parse', {
+			status: 400,
+			body: { error: '400-001: Invalid file type', details: ['The PDF requires a password'], requestId: '0192f0aa-0000-7000-8000-000000000001' },
+		});
+		const [[item]] = await run({ resource: 'document', operation: 'parse', url: 'https://example.com/locked.pdf' }, { continueOnFail: true }).result;
+		expect(item.json).toEqual({
+			error: '400-001: Invalid file type',
+			details: ['The PDF requires a password'],
+			request_id: '0192f0aa-0000-7000-8000-000000000001',
+			http_status: 400,
+		});
+	});
+
+	it('outputs the details of a request that failed while the node waited for it', async () => {
+		fake.on('POST', '/documents/parse', { status: 202, body: { requestId: 'doc-404', status: 'PROCESSING', message: 'later' } });
+		fake.on('GET', '/documents/status/doc-404', {
+			status: 200,
+			body: { requestId: 'doc-404', status: 'FAILED', type: 'pdf', createdAt: 1, error: '500-001: Processing error', details: ['document download failed: target answered HTTP 404'] },
+		});
+		const params = { resource: 'document', operation: 'parse', url: 'https://example.com/gone.pdf', maxWaitSeconds: 5, pollIntervalSeconds: 0.05 };
+		const [[item]] = await run(params, { continueOnFail: true }).result;
+		expect(item.json).toEqual({ error: '500-001: Processing error', details: ['document download failed: target answered HTTP 404'], request_id: 'doc-404', http_status: null });
+		// Without Continue On Fail the error shows the same details and the request id.
+		const error = (await run(params).result.catch((e: unknown) => e)) as NodeApiError;
+		expect(error.message).toBe('500-001: Processing error');
+		expect(error.description).toBe('document download failed: target answered HTTP 404; Gleaner request ID: doc-404');
+	});
+});
+
+describe('parsing binary data', () => {
+	const pdf = Buffer.from('%PDF-1.7\r\n\u0000\u00ff binary body');
+	const binaryParse = (binary: Record<string, TestBinary> | undefined, extra: INodeParameters = {}) =>
+		run({ resource: 'document', operation: 'parse', source: 'binary', documentOutput: 'markdown', tags: 'invoices, nightly', ...extra }, { items: [{ json: {}, binary }] }).result;
+
+	it("uploads the item's binary property as multipart/form-data with its file name, type, output and tags", async () => {
+		fake.on('POST', '/documents/parse', { status: 200, body: { requestId: 'up-1', status: 'COMPLETED', data: 'Invoice 42', type: 'pdf', pages: 1 } });
+		const [[item]] = await binaryParse({ data: { fileName: 'invoice.pdf', mimeType: 'application/pdf', bytes: pdf } });
+		expect(item.json).toEqual({ requestId: 'up-1', status: 'COMPLETED', data: 'Invoice 42', type: 'pdf', pages: 1 });
+		const [sent] = fake.requestsTo('POST', '/documents/parse');
+		const boundary = /^multipart\/form-data; boundary=(\S+)$/.exec(String(sent.headers['content-type']))?.[1];
+		expect(boundary).toBeDefined();
+		const parts = sent.raw.toString('latin1').split(`--${boundary}`).slice(1, -1);
+		const field = (name: string) => parts.find((p) => p.includes(`name="${name}"`))?.split('\r\n\r\n')[1]?.replace(/\r\n$/, '');
+		expect({ type: field('type'), output: field('output'), tags: field('tags') }).toEqual({ type: 'pdf', output: 'markdown', tags: 'n8n-workflow:wf-test,invoices,nightly' });
+		const file = parts.find((p) => p.includes('name="file"'))!;
+		expect(file).toContain('filename="invoice.pdf"');
+		expect(Buffer.from(file.split('\r\n\r\n')[1].replace(/\r\n$/, ''), 'latin1')).toEqual(pdf);
+		expect(sent.headers['x-api-key']).toBe('gk_exec');
+	});
+
+	it('fails the item with a clear message when the binary property is missing', async () => {
+		const error = (await binaryParse(undefined).catch((e: unknown) => e)) as Error;
+		expect(error.message).toMatch(/binary file 'data'/);
+		expect(fake.requestsTo('POST', '/documents/parse')).toHaveLength(0);
 	});
 });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { IDataObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { GleanerTrigger } from '../nodes/GleanerTrigger/GleanerTrigger.node.js';
 import { FakeGleaner } from './support/fake-gleaner.js';
 import { createHookContext } from './support/n8n-context.js';
@@ -40,10 +40,14 @@ describe('activation and deactivation', () => {
 		expect(created.body).toEqual({ url: WEBHOOK_URL, families: ['scrape', 'parse'] });
 		expect(created.headers['x-api-key']).toBe('gk_hooks');
 		expect(staticData.webhookId).toBe('wh_1');
+		// Stored with the subscription, which n8n saves at activation (issue item 2).
+		expect(staticData.webhookSecret).toBe('whsec_fake_first');
 		expect([...fake.subscriptions.keys()]).toEqual(['wh_1']);
 
+		fake.webhookSecret = 'whsec_rotated';
 		expect(await checkExists.call(hook(['parse', 'scrape']).ctx)).toBe(true);
-		expect(routes()).toEqual(['GET /account/webhooks', 'POST /account/webhooks', 'GET /account/webhooks']);
+		expect(staticData.webhookSecret).toBe('whsec_rotated');
+		expect(routes()).toEqual(['GET /account/webhooks', 'POST /account/webhooks', 'GET /account/webhook-secret', 'GET /account/webhooks', 'GET /account/webhook-secret']);
 	});
 
 	it('adopts a subscription for its URL when static data was lost', async () => {
@@ -51,6 +55,7 @@ describe('activation and deactivation', () => {
 		fake.subscriptions.set('wh_8', { id: 'wh_8', url: 'https://elsewhere.test/hook', families: ['scrape'], created_at: 1 });
 		expect(await checkExists.call(hook().ctx)).toBe(true);
 		expect(staticData.webhookId).toBe('wh_9');
+		expect(staticData.webhookSecret).toBe('whsec_fake_first');
 		expect([...fake.subscriptions.keys()].sort()).toEqual(['wh_8', 'wh_9']);
 	});
 
@@ -86,19 +91,32 @@ describe('activation and deactivation', () => {
 });
 
 describe('failures', () => {
-	it('fails activation with the service error when subscribing is refused', async () => {
-		fake.on('POST', '/account/webhooks', { status: 400, body: { error: 'E009: url must be a publicly reachable HTTPS URL' } });
-		const error = (await create.call(hook().ctx).catch((e: unknown) => e)) as NodeApiError;
-		expect(error).toBeInstanceOf(NodeApiError);
-		expect(error.message).toBe('E009: url must be a publicly reachable HTTPS URL');
+	it('fails activation on an http webhook URL saying what to do (issue item 4)', async () => {
+		fake.on('POST', '/account/webhooks', { status: 400, body: { error: 'E009: url must use https' } });
+		const error = (await create.call(hook().ctx).catch((e: unknown) => e)) as NodeOperationError;
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(error.message).toBe(`Gleaner will not deliver to this workflow's webhook URL, ${WEBHOOK_URL}`);
+		expect(error.description).toMatch(/^Gleaner answered: E009: url must use https\. .*WEBHOOK_URL.*GLEANER_ALLOW_PRIVATE_NETWORKS=true/);
 		expect(staticData).toEqual({});
 	});
 
-	it('does not report "not found" when the list cannot be read', async () => {
+	it('fails activation with a key lacking the account scope naming the scope (issue item 4), and does not report "not found"', async () => {
 		fake.on('GET', '/account/webhooks', { status: 403, body: { error: 'E004: API key lacks permission for this API' } });
-		const error = (await checkExists.call(hook().ctx).catch((e: unknown) => e)) as NodeApiError;
+		fake.on('POST', '/account/webhooks', { status: 403, body: { error: 'E004: API key lacks permission for this API' } });
+		for (const step of [checkExists, create]) {
+			const error = (await step.call(hook().ctx).catch((e: unknown) => e)) as NodeOperationError;
+			expect(error).toBeInstanceOf(NodeOperationError);
+			expect(error.message).toBe("The Gleaner API key lacks the 'account' scope, which the Gleaner Trigger needs to subscribe to the account's requests");
+			expect(error.description).toMatch(/--scopes scrape,parse,account/);
+		}
+		expect(staticData).toEqual({});
+	});
+
+	it('fails activation with the service error for other refusals', async () => {
+		fake.on('POST', '/account/webhooks', { status: 400, body: { error: 'E009: at most 20 webhook subscriptions per account' } });
+		const error = (await create.call(hook().ctx).catch((e: unknown) => e)) as NodeApiError;
 		expect(error).toBeInstanceOf(NodeApiError);
-		expect(error.httpCode).toBe('403');
+		expect(error.message).toBe('E009: at most 20 webhook subscriptions per account');
 	});
 
 	it('does not clear its state when unsubscribing fails', async () => {

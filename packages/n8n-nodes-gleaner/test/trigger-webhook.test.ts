@@ -24,7 +24,7 @@ const now = () => Math.floor(Date.now() / 1000);
 const body = { request_id: 'req-1', status: 'completed', url: 'https://example.com/', timestamp: 1_700_000_000, content: { text: 'hi' } };
 const raw = JSON.stringify(body);
 
-async function deliver(signature: string | undefined, options: { rawBody?: Buffer | string; parsed?: IDataObject } = {}) {
+async function deliver(signature: string | undefined, options: { rawBody?: Buffer | string; parsed?: IDataObject; parameters?: Record<string, unknown> } = {}) {
 	const response = responseRecorder();
 	const headers: Record<string, string | undefined> = {
 		'content-type': 'application/json',
@@ -36,8 +36,9 @@ async function deliver(signature: string | undefined, options: { rawBody?: Buffe
 	const { ctx, logs } = createWebhookContext({
 		description: trigger.description,
 		credentials: { baseUrl: fake.url, apiKey: 'gk_wh' },
-		parameters: { families: ['scrape'] },
+		parameters: { families: ['scrape'], ...options.parameters },
 		staticData,
+		workflowId: 'wf-7',
 		request: { headers, body: options.parsed ?? body, rawBody: 'rawBody' in options ? options.rawBody : Buffer.from(raw) },
 		response,
 	});
@@ -48,18 +49,19 @@ async function deliver(signature: string | undefined, options: { rawBody?: Buffe
 const secretFetches = () => fake.requestsTo('GET', '/account/webhook-secret').length;
 
 describe('accepted deliveries', () => {
-	it('starts the workflow with the body and delivery headers, caching the secret', async () => {
-		const { result, response } = await deliver(sign(fake.webhookSecret, raw, now()));
-		expect(result.workflowData).toEqual([[{ json: { ...body, delivery: { request_id: 'req-1', delivery_id: 'dlv-42', attempt: 2 } } }]]);
-		expect(result.noWebhookResponse).toBeUndefined();
-		expect(response.status).toBeUndefined();
-		expect(staticData.webhookSecret).toBe('whsec_fake_first');
-
-		await deliver(sign(fake.webhookSecret, raw, now()));
-		expect(secretFetches()).toBe(1);
+	it('starts the workflow with the body and delivery headers, checked against the secret stored at activation without any API call (issue item 2)', async () => {
+		staticData.webhookSecret = fake.webhookSecret;
+		for (let n = 0; n < 10; n++) {
+			const { result, response } = await deliver(sign(fake.webhookSecret, raw, now()));
+			expect(result.workflowData).toEqual([[{ json: { ...body, delivery: { request_id: 'req-1', delivery_id: 'dlv-42', attempt: 2 } } }]]);
+			expect(result.noWebhookResponse).toBeUndefined();
+			expect(response.status).toBeUndefined();
+		}
+		expect(fake.requests).toHaveLength(0);
 	});
 
 	it('checks the raw bytes as sent, not a re-serialisation of the parsed body', async () => {
+		staticData.webhookSecret = fake.webhookSecret;
 		const spaced = '{ "status": "completed",  "request_id": "req-1" }';
 		const parsed = JSON.parse(spaced) as IDataObject;
 		const { result } = await deliver(sign(fake.webhookSecret, spaced, now()), { rawBody: Buffer.from(spaced), parsed });
@@ -70,32 +72,32 @@ describe('accepted deliveries', () => {
 	});
 
 	it('falls back to the serialised body when n8n kept no raw body', async () => {
+		staticData.webhookSecret = fake.webhookSecret;
 		const { result } = await deliver(sign(fake.webhookSecret, raw, now()), { rawBody: undefined });
 		expect(result.workflowData).toHaveLength(1);
 	});
 
-	it('fetches the secret again once after a rotation', async () => {
-		staticData.webhookSecret = 'whsec_before_rotation';
-		fake.webhookSecret = 'whsec_after_rotation';
-		const { result } = await deliver(sign('whsec_after_rotation', raw, now()));
+	it('without a stored secret (a workflow activated by an older version) fetches it and says to reactivate', async () => {
+		const { result, logs } = await deliver(sign(fake.webhookSecret, raw, now()));
 		expect(result.workflowData).toHaveLength(1);
-		expect(staticData.webhookSecret).toBe('whsec_after_rotation');
 		expect(secretFetches()).toBe(1);
+		expect(logs.map((l) => l.message).join('\n')).toMatch(/deactivate and activate the workflow/);
 	});
 });
 
 describe('refused deliveries', () => {
-	it('answers 401 to a forged signature and starts nothing', async () => {
+	it('answers 401 to a forged signature and starts nothing, without calling the service', async () => {
 		staticData.webhookSecret = fake.webhookSecret;
 		const { result, response, logs } = await deliver(sign('not-the-secret', raw, now()));
 		expect(result).toEqual({ noWebhookResponse: true });
 		expect(response.status).toBe(401);
-		expect(JSON.parse(response.body ?? '{}')).toEqual({ error: 'signature does not match' });
-		expect(secretFetches()).toBe(1); // one check that the secret was not rotated
+		expect(JSON.parse(response.body ?? '{}').error).toMatch(/^signature does not match .*deactivate and activate the workflow/);
+		expect(fake.requests).toHaveLength(0);
 		expect(logs.map((l) => l.level)).toEqual(['warn']);
 	});
 
 	it('answers 401 to a body changed after signing', async () => {
+		staticData.webhookSecret = fake.webhookSecret;
 		const signature = sign(fake.webhookSecret, raw, now());
 		const tampered = raw.replace('completed', 'failed');
 		const { result, response } = await deliver(signature, { rawBody: Buffer.from(tampered), parsed: JSON.parse(tampered) as IDataObject });
@@ -126,5 +128,31 @@ describe('refused deliveries', () => {
 		expect(response.status).toBe(503);
 		expect(response.headers?.['retry-after']).toBe('60');
 		expect(staticData).toEqual({});
+	});
+});
+
+describe('filters (issue item 6)', () => {
+	const tagged = (tags: string[]) => {
+		const withTags = { ...body, tags };
+		return { parsed: withTags as IDataObject, rawBody: Buffer.from(JSON.stringify(withTags)), signed: sign(fake.webhookSecret, JSON.stringify(withTags), now()) };
+	};
+
+	it("skips requests made by its own workflow (tag n8n-workflow:<id>), so a trigger → scrape workflow does not start itself", async () => {
+		staticData.webhookSecret = fake.webhookSecret;
+		const own = tagged(['n8n-workflow:wf-7']);
+		const skipped = await deliver(own.signed, own);
+		expect(skipped.result).toEqual({ webhookResponse: { skipped: 'a request made by this workflow' } });
+		const other = tagged(['n8n-workflow:wf-8']);
+		expect((await deliver(other.signed, other)).result.workflowData).toHaveLength(1);
+		// Turned off, its own requests start it too.
+		expect((await deliver(own.signed, { ...own, parameters: { ignoreOwnRequests: false } })).result.workflowData).toHaveLength(1);
+	});
+
+	it('starts only for requests carrying the chosen tag', async () => {
+		staticData.webhookSecret = fake.webhookSecret;
+		const invoices = tagged(['n8n-workflow:wf-8', 'invoices']);
+		expect((await deliver(invoices.signed, { ...invoices, parameters: { onlyTag: 'invoices' } })).result.workflowData).toHaveLength(1);
+		const untagged = await deliver(sign(fake.webhookSecret, raw, now()), { parameters: { onlyTag: 'invoices' } });
+		expect(untagged.result).toEqual({ webhookResponse: { skipped: 'a request without the tag invoices' } });
 	});
 });

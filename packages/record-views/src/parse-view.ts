@@ -10,9 +10,13 @@ export interface ParseResult {
 }
 
 export interface ParseInput {
-  url: string;
+  /** The document's URL, or (uploads) the file's name and size. */
+  url?: string;
+  upload?: { name: string; bytes: number };
   declaredType: string;
   output: 'plain' | 'markdown';
+  /** The caller's labels, echoed in the status record (and so the webhook body). */
+  tags?: string[];
 }
 
 export type ParseRecord = RequestRecord<ParseInput, ParseResult>;
@@ -39,6 +43,7 @@ export function parseStatusBody(record: ParseRecord): Record<string, unknown> {
     // The kind found in the bytes once known (a failed docx sent as "pdf" says docx), else the hint.
     type: record.result?.type ?? record.detectedType ?? record.input.declaredType,
     createdAt: record.createdAt,
+    ...(record.input.tags?.length ? { tags: record.input.tags } : {}),
   };
   if (status === 'COMPLETED') {
     body.data = record.result?.data ?? '';

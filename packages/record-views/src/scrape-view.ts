@@ -16,9 +16,16 @@ export interface ScrapeInput {
   useLlm: boolean;
   prompt?: string;
   llmKeyId?: string;
+  /** The caller's labels, echoed in the status record and the webhook body. */
+  tags?: string[];
 }
 
 export type ScrapeRecord = RequestRecord<ScrapeInput, ScrapeResult>;
+
+/** `tags` when the caller gave some (absent otherwise, so untagged answers keep the SPEC shape). */
+function tagsOf(record: ScrapeRecord): { tags?: string[] } {
+  return record.input.tags?.length ? { tags: record.input.tags } : {};
+}
 
 /** "Unix time the request was processed": completion time when there is one. */
 function timestampOf(record: ScrapeRecord): number {
@@ -49,7 +56,7 @@ function llmFields(record: ScrapeRecord): Record<string, unknown> {
 /** 200 answer of a submit that completed inside the window: flat in basic mode, `content` in LLM mode. */
 export function scrapeImmediateBody(record: ScrapeRecord): Record<string, unknown> {
   const r = record.result!;
-  const head = { request_id: record.id, url: record.input.url, status: 'completed', timestamp: timestampOf(record) };
+  const head = { request_id: record.id, url: record.input.url, status: 'completed', timestamp: timestampOf(record), ...tagsOf(record) };
   if (record.input.useLlm) return { ...head, content: scrapeContent(record), ...llmFields(record) };
   return {
     ...head,
@@ -77,7 +84,7 @@ function webhookDeliveryField(record: ScrapeRecord): Record<string, unknown> {
 
 /** Status endpoint body for any state; `error_trace` only when the service runs in development. */
 export function scrapeStatusBody(record: ScrapeRecord, includeTrace: boolean): Record<string, unknown> {
-  const head = { request_id: record.id, url: record.input.url, status: record.status, timestamp: timestampOf(record) };
+  const head = { request_id: record.id, url: record.input.url, status: record.status, timestamp: timestampOf(record), ...tagsOf(record) };
   if (record.status === 'completed') {
     return { ...head, content: scrapeContent(record), ...llmFields(record), ...webhookDeliveryField(record) };
   }
@@ -89,7 +96,7 @@ export function scrapeStatusBody(record: ScrapeRecord, includeTrace: boolean): R
 
 /** Completion webhook body: `{request_id, status, url, timestamp, content, llm_output?, llm_input_truncated?, error?}`. */
 export function scrapeWebhookBody(record: ScrapeRecord): Record<string, unknown> {
-  const head = { request_id: record.id, status: record.status, url: record.input.url, timestamp: timestampOf(record) };
+  const head = { request_id: record.id, status: record.status, url: record.input.url, timestamp: timestampOf(record), ...tagsOf(record) };
   if (record.status === 'completed') {
     return { ...head, content: scrapeContent(record), ...llmFields(record) };
   }

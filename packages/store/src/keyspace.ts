@@ -26,6 +26,10 @@ export class Keyspace {
   /** An Idempotency-Key of a submit (hashed): the request it started (IdempotencyKeys). */
   idempotencyKey(family: string, accountId: string, keyHash: string) { return `${this.prefix}:idem:${family}:${accountId}:${keyHash}`; }
   subscriptions(accountId: string) { return `${this.prefix}:subscriptions:${accountId}`; }
+  /** Per subscription: deliveries in a row its URL answered 404 or 410. */
+  subscriptionsGone(accountId: string) { return `${this.prefix}:subscriptions-gone:${accountId}`; }
+  /** Held by the parser worker that sweeps stored uploads this interval (one sweep per deployment). */
+  uploadSweep() { return `${this.prefix}:upload-sweep`; }
   /** A pub/sub channel, not a key: request records that end are announced on it (RecordEndings). */
   recordEndings() { return `${this.prefix}:record-endings`; }
 }

@@ -16,6 +16,11 @@ export interface WebhookSubscription {
 }
 
 export const SUBSCRIPTION_FAMILIES: Family[] = ['scrape', 'scrape-v1', 'parse'];
+/**
+ * Deliveries in a row that a subscription's URL answers 404 or 410 before the subscription is
+ * removed: its receiver is gone (an n8n workflow deactivated while Gleaner could not be told).
+ */
+export const GONE_DELIVERIES_TO_REMOVE = 3;
 const MAX_SUBSCRIPTIONS = 20;
 
 export class SubscriptionError extends Error {}
@@ -43,7 +48,23 @@ export class WebhookSubscriptionStore {
   }
 
   async remove(accountId: string, id: string): Promise<boolean> {
+    await this.redis.hdel(this.keys.subscriptionsGone(accountId), id);
     return (await this.redis.hdel(this.keys.subscriptions(accountId), id)) === 1;
+  }
+
+  /**
+   * Counts a delivery its URL answered 404 or 410; the subscription is removed at
+   * GONE_DELIVERIES_TO_REMOVE in a row. Returns true when this call removed it.
+   */
+  async noteGone(accountId: string, id: string): Promise<boolean> {
+    const inARow = await this.redis.hincrby(this.keys.subscriptionsGone(accountId), id, 1);
+    if (inARow < GONE_DELIVERIES_TO_REMOVE) return false;
+    return this.remove(accountId, id);
+  }
+
+  /** A delivery reached the subscription's URL: the count of deliveries in a row it answered 404/410 restarts. */
+  async noteReached(accountId: string, id: string): Promise<void> {
+    await this.redis.hdel(this.keys.subscriptionsGone(accountId), id);
   }
 
   async forFamily(accountId: string, family: Family): Promise<WebhookSubscription[]> {

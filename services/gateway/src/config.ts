@@ -1,7 +1,8 @@
 import Joi from 'joi';
+import { documentStoreEnvSchema, type DocumentStoreConfig } from '@gleaner/object-store';
 import { commonEnvSchema, loadConfig, type CommonConfig } from '@gleaner/platform';
 
-export interface GatewayConfig extends CommonConfig {
+export interface GatewayConfig extends CommonConfig, DocumentStoreConfig {
   PORT: number;
   HOST: string;
   /** The synchronous window (SPEC: 20 s) after which submits answer 202. */
@@ -19,6 +20,7 @@ export interface GatewayConfig extends CommonConfig {
 
 export const gatewayEnvSchema = Joi.object({
   ...commonEnvSchema,
+  ...documentStoreEnvSchema,
   PORT: Joi.number().port().default(8080),
   HOST: Joi.string().default('0.0.0.0'),
   SYNC_WINDOW_MS: Joi.number().integer().min(0).max(120_000).default(20_000),

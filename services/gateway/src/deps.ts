@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { DocumentStore } from '@gleaner/object-store';
 import type { Logger } from '@gleaner/platform';
 import type { BotJob, BotJobResult, ParseJob, QueueProducer, ScrapeJob, ScrapeV1Job } from '@gleaner/queues';
 import type { RecordEndings, Stores } from '@gleaner/store';
@@ -10,6 +11,8 @@ export interface GatewayDeps {
   logger: Logger;
   redis: Redis;
   stores: Stores;
+  /** Where uploaded documents wait for a parser worker. */
+  documents: DocumentStore;
   /** What the 20 s window waits on: the request's record ending. */
   recordEndings: RecordEndings;
   producers: {

@@ -40,12 +40,15 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** The submit's Idempotency-Key, checked for form, with its body's digest; undefined without one. */
-export function idempotentSubmitOf(req: Request, family: SubmitFamily): IdempotentSubmit | undefined {
+/**
+ * The submit's Idempotency-Key, checked for form, with the digest of what it asks for (the JSON
+ * body, or what stands for an upload: its fields and the file's digest); undefined without one.
+ */
+export function idempotentSubmitOf(req: Request, family: SubmitFamily, asked: unknown = req.body): IdempotentSubmit | undefined {
   const key = req.get('idempotency-key');
   if (key === undefined) return undefined;
   if (!KEY_FORM.test(key)) throw REFUSALS[family].invalid();
-  return { key, fingerprint: createHash('sha256').update(canonicalJson(req.body)).digest('hex') };
+  return { key, fingerprint: createHash('sha256').update(canonicalJson(asked)).digest('hex') };
 }
 
 /** The refusal of a key already used with another body. */

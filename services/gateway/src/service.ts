@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store';
 import { createLogger, createRedis, onMetricsScrape, QUEUE_DEPTH_STATES, queueDepth, shutdownInOrder, type Logger } from '@gleaner/platform';
 import { QueueProducer, botQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
 import { createStores, RecordEndings } from '@gleaner/store';
@@ -32,7 +33,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
   // Its own connection, reconnecting by itself: a subscribed client can send nothing else.
   const recordEndings = new RecordEndings(createRedis(config.REDIS_URL, 'worker', 'gateway:record-endings'), stores.records, config.GLEANER_REDIS_PREFIX);
-  const deps: GatewayDeps = { config, logger, redis, stores, recordEndings, producers };
+  const documents = createDocumentStore(config);
+  await prepareDocumentStore(documents, (message) => logger.warn(message));
+  const deps: GatewayDeps = { config, logger, redis, stores, documents, recordEndings, producers };
 
   // Queue depths are sampled from Redis when Prometheus scrapes, not kept in memory.
   const stopSampling = onMetricsScrape(async () => {
@@ -75,7 +78,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
           { name: 'unready', run: () => { accepting = false; stopSampling(); } },
           // MCP sessions first: their event streams would hold the HTTP server open.
           { name: 'http', run: () => mcpSessions.closeAll().then(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeIdleConnections(); })) },
-          { name: 'queues', run: () => Promise.all([...Object.values(producers).map((p) => p.close()), recordEndings.close()]) },
+          { name: 'queues', run: () => Promise.all([...Object.values(producers).map((p) => p.close()), recordEndings.close(), documents.close()]) },
           { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
         ],
         config.SHUTDOWN_DEADLINE_MS,

@@ -1,8 +1,9 @@
 import os from 'node:os';
 import Joi from 'joi';
+import { documentStoreEnvSchema, type DocumentStoreConfig } from '@gleaner/object-store';
 import { commonEnvSchema, loadConfig, type CommonConfig } from '@gleaner/platform';
 
-export interface ParserWorkerConfig extends CommonConfig {
+export interface ParserWorkerConfig extends CommonConfig, DocumentStoreConfig {
   /** Parse jobs run at once; each runs in its own thread. */
   PARSER_CONCURRENCY: number;
   /** tesseract.js workers of the process's one OCR pool, shared by all jobs (60 MB each idle, 120-130 MB once it has read an A4 page at 300 DPI). */
@@ -10,10 +11,14 @@ export interface ParserWorkerConfig extends CommonConfig {
   /** Time budget of one document (download excluded). */
   PARSER_JOB_BUDGET_MS: number;
   HEALTH_PORT: number;
+  /** How often stored uploads past their lifetime are looked for (one worker of the deployment sweeps). */
+  DOCUMENT_STORE_SWEEP_INTERVAL_MS: number;
 }
 
 export const parserWorkerEnvSchema = Joi.object({
   ...commonEnvSchema,
+  ...documentStoreEnvSchema,
+  DOCUMENT_STORE_SWEEP_INTERVAL_MS: Joi.number().integer().min(1_000).default(3600_000),
   PARSER_CONCURRENCY: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   PARSER_OCR_WORKERS: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   PARSER_JOB_BUDGET_MS: Joi.number().integer().min(1_000).default(10 * 60_000),

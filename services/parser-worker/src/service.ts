@@ -1,5 +1,6 @@
 // The OCR entry alone: the main thread needs no PDF, Office or image readers.
 import { createLazyOcrEngine } from '@gleaner/document-extract/ocr';
+import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store';
 import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, type Logger } from '@gleaner/platform';
 import { parseQueue, QueueProducer, webhookQueue } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
@@ -7,6 +8,7 @@ import { recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@g
 import type { ParserWorkerConfig } from './config.js';
 import { createParsePool, ocrShare } from './parse-pool.js';
 import { createParseProcessor } from './processors/parse.js';
+import { startUploadSweep } from './upload-sweep.js';
 
 /** OCR pages a tesseract worker reads before it is replaced (tesseract.js advises recycling; ~0.5 s each time). */
 const OCR_RECYCLE_PAGES = 100;
@@ -23,6 +25,8 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
   const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
   const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
   const webhooks = new QueueProducer(webhookQueue, connection);
+  const documents = createDocumentStore(config);
+  await prepareDocumentStore(documents, (message) => logger.warn(message));
   const jobs: RecordedJobContext = {
     records: stores.records,
     subscriptions: stores.subscriptions,
@@ -47,7 +51,7 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(
     parseQueue,
-    createParseProcessor({ jobs, records: stores.records, parsePool, ocrParallelism: ocrShare(ocr.parallelism, config.PARSER_CONCURRENCY), allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, budgetMs: config.PARSER_JOB_BUDGET_MS, logger }),
+    createParseProcessor({ jobs, records: stores.records, parsePool, ocrParallelism: ocrShare(ocr.parallelism, config.PARSER_CONCURRENCY), allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, documents, budgetMs: config.PARSER_JOB_BUDGET_MS, logger }),
     {
       concurrency: config.PARSER_CONCURRENCY,
       onFailedForGood: (job) => recordFailedForGood('parse', String(job.id), jobs, { code: '500-001', message: 'Processing error', details: ['processing failed repeatedly (worker crashed)'] }),
@@ -55,6 +59,7 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
   );
   await registry.waitUntilReady();
   registry.reportQueueDepths();
+  const sweep = startUploadSweep({ redis, prefix: config.GLEANER_REDIS_PREFIX, documents, records: stores.records, logger, intervalMs: config.DOCUMENT_STORE_SWEEP_INTERVAL_MS });
   const isReady = () => registry.isRunning() && redis.status === 'ready';
   const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, isReady) : null;
   announce('parser-worker', `parser-worker ready, consuming ${registry.queueNames.join(', ')}`);
@@ -66,10 +71,12 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
         [
           // Workers first: while they drain their running jobs, /readyz answers 503 and /metrics still answers.
           { name: 'workers', run: () => registry.close() },
+          { name: 'upload sweep', run: () => sweep.stop() },
           { name: 'health', run: () => health?.close() },
           { name: 'threads', run: () => parsePool.close() },
           { name: 'OCR workers', run: () => ocr.close() },
           { name: 'webhook producer', run: () => webhooks.close() },
+          { name: 'document store', run: () => documents.close() },
           { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
         ],
         config.SHUTDOWN_DEADLINE_MS,

@@ -3,13 +3,14 @@ import { UnrecoverableError } from 'bullmq';
 import { FetchError, postJson, signWebhook } from '@gleaner/safe-fetch';
 import { webhookDeliveries, type Logger } from '@gleaner/platform';
 import type { WebhookJob } from '@gleaner/queues';
-import type { AccountStore, RequestRecord, RequestRecordStore, WebhookDeliveryState } from '@gleaner/store';
+import type { AccountStore, RequestRecord, RequestRecordStore, WebhookDeliveryState, WebhookSubscriptionStore } from '@gleaner/store';
 import { RetryableDeliveryError } from './backoff.js';
 import { WEBHOOK_USER_AGENT, webhookBody } from './webhook-body.js';
 
 export interface DeliveryDeps {
   records: RequestRecordStore;
   accounts: AccountStore;
+  subscriptions: WebhookSubscriptionStore;
   logger: Logger;
   timeoutMs: number;
   allowPrivateNetworks: boolean;
@@ -107,6 +108,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       }
       if (answer.statusCode >= 200 && answer.statusCode < 300) {
         await note('delivered');
+        if (payload.subscriptionId) await deps.subscriptions.noteReached(payload.accountId, payload.subscriptionId).catch(() => undefined);
         log.info('webhook delivered', { outcome: 'delivered', statusCode: answer.statusCode, attempts: attempt });
         return { statusCode: answer.statusCode, attempts: attempt };
       }
@@ -118,6 +120,12 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       }
       await note('rejected', reason);
       log.warn('webhook rejected by receiver, not retried', { outcome: 'rejected', statusCode: answer.statusCode, attempts: attempt });
+      if (payload.subscriptionId && (answer.statusCode === 404 || answer.statusCode === 410)) {
+        // A receiver that is gone (a workflow deactivated while we were unreachable) stops being sent to.
+        if (await deps.subscriptions.noteGone(payload.accountId, payload.subscriptionId).catch(() => false)) {
+          log.warn('webhook subscription removed: its URL answered 404/410 to several deliveries in a row', { url: payload.url });
+        }
+      }
       throw new UnrecoverableError(reason);
     } catch (err) {
       // Outcomes above are already counted. Anything else is a storage error around the POST

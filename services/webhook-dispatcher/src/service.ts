@@ -19,7 +19,7 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig, lo
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(
     webhookQueue,
-    createDeliveryProcessor({ records: stores.records, accounts: stores.accounts, logger, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS }),
+    createDeliveryProcessor({ records: stores.records, accounts: stores.accounts, subscriptions: stores.subscriptions, logger, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS }),
     {
       concurrency: config.WEBHOOK_CONCURRENCY,
       settings: { backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) => webhookBackoffDelay(attemptsMade, config.WEBHOOK_BACKOFF_BASE_MS, err) },

@@ -78,7 +78,9 @@ function listItems(lines: TextLine[]): string[] | null {
     const bullet = BULLET.exec(line.text);
     const number = NUMBERED.exec(line.text);
     if (bullet) items.push([`- ${line.text.slice(bullet[0].length)}`]);
-    else if (number) items.push([`${number[1] ?? number[2]}. ${line.text.slice(number[0].length)}`]);
+    // Numbers become markdown's "1." marker; a letter marker ("a)", "(b)") has no markdown form and
+    // may not be a marker at all ("(c) 2021" is a copyright line), so its line stays as written.
+    else if (number) items.push([number[1] !== undefined ? `${number[1]}. ${line.text.slice(number[0].length)}` : line.text]);
     else if (items.length) items[items.length - 1].push(line.text);
     else lead.push(line.text);
   }

@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { IExecuteFunctions, ILoadOptionsFunctions, INodeExecutionData, INodePropertyOptions, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
-import { CREDENTIAL_NAME } from '../shared/gleaner-api.js';
-import { asNodeError } from '../shared/node-error.js';
+import { CREDENTIAL_NAME, withGleaner } from '../shared/gleaner-api.js';
+import { asNodeError, errorItem } from '../shared/node-error.js';
 import { runOperation } from './operations.js';
 import { documentFields, documentOperations } from './properties/document.js';
 import { waitFields } from './properties/wait.js';
@@ -19,7 +19,7 @@ export class Gleaner implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Turn web pages and documents into clean text with Gleaner',
+		description: 'Scrape web pages and parse documents (PDF, Word, images, text) into clean text or markdown with Gleaner',
 		defaults: { name: 'Gleaner' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -45,6 +45,23 @@ export class Gleaner implements INodeType {
 		],
 	};
 
+	methods = {
+		loadOptions: {
+			/** The account's language-model keys for the LLM Key dropdown (GET /account/llm-keys, scope account). */
+			async getLlmKeys(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+				const keys = await withGleaner(this, (gleaner) => gleaner.listLlmKeys());
+				return [
+					{ name: 'Most Recently Added Key', value: '', description: "Gleaner's default when no key is named" },
+					...keys.map((key) => ({
+						name: `${key.label ?? key.provider} (${[key.model, key.masked].filter(Boolean).join(', ')})`,
+						value: key.id,
+						description: `${key.provider} key ${key.id}`,
+					})),
+				];
+			},
+		},
+	};
+
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		const returnData: INodeExecutionData[] = [];
@@ -54,7 +71,7 @@ export class Gleaner implements INodeType {
 			} catch (error) {
 				const nodeError = asNodeError(this.getNode(), error, i);
 				if (!this.continueOnFail()) throw nodeError;
-				returnData.push({ json: { error: nodeError.message }, pairedItem: { item: i } });
+				returnData.push({ json: errorItem(nodeError), pairedItem: { item: i } });
 			}
 		}
 		return [returnData];

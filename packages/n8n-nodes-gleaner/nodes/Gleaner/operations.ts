@@ -1,17 +1,19 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { GleanerTimeoutError, type GleanerCore, type WaitOptions } from '@gleaner/client/core';
+import { asCompletedStatus, GleanerTimeoutError, type GleanerCore, type ScrapeSubmitResponse, type WaitOptions } from '@gleaner/client/core';
 import { gleanerClient } from '../shared/gleaner-api.js';
 import { asNodeError } from '../shared/node-error.js';
-import { parseRequestBody, scrapeRequestBody } from './request-bodies.js';
+import { parseFileOptions, parseRequestBody, scrapeRequestBody, uploadedDocument } from './request-bodies.js';
 
 /** Marks an answer returned because the wait budget ran out while the request was still running. */
 export const TIMED_OUT_FLAG = 'wait_timed_out';
 
 /**
- * Runs the resource/operation chosen for item `i` and returns the service's answer as it came:
- * the submit's answer, or the final status record when a 202 was followed. Other errors are the
- * client's (GleanerApiError); the node's execute() turns them into n8n errors.
+ * Runs the resource/operation chosen for item `i` and returns the service's answer: a parse's as
+ * it came, a scrape's always in the status endpoint's shape (`content: {text, markdown, meta,
+ * links, images}`), whether it finished inside the service's 20 s window, was followed after a
+ * 202, or came from the cache — the shape the Gleaner Trigger delivers too. Errors are the
+ * client's (GleanerApiError, GleanerJobFailedError); the node's execute() turns them into n8n errors.
  */
 export async function runOperation(ctx: IExecuteFunctions, i: number): Promise<IDataObject> {
 	const resource = ctx.getNodeParameter('resource', i) as string;
@@ -20,11 +22,15 @@ export async function runOperation(ctx: IExecuteFunctions, i: number): Promise<I
 
 	if (resource === 'webPage' && operation === 'scrape') {
 		const answer = await gleaner.scrape(scrapeRequestBody(ctx, i));
-		if (answer.status !== 'processing' || !shouldWait(ctx, i)) return item(answer);
+		if (answer.status !== 'processing') return item(asCompletedStatus(answer as Exclude<ScrapeSubmitResponse, { status: 'processing' }>));
+		if (!shouldWait(ctx, i)) return item(answer);
 		return await untilDone(ctx, i, () => gleaner.followScrape(answer.request_id, waitOptions(ctx, i), answer));
 	}
 	if (resource === 'document' && operation === 'parse') {
-		const answer = await gleaner.parse(parseRequestBody(ctx, i));
+		const answer =
+			ctx.getNodeParameter('source', i, 'url') === 'binary'
+				? await gleaner.parseFile(await uploadedDocument(ctx, i), parseFileOptions(ctx, i))
+				: await gleaner.parse(parseRequestBody(ctx, i));
 		if (answer.status !== 'PROCESSING' || !shouldWait(ctx, i)) return item(answer);
 		return await untilDone(ctx, i, () => gleaner.followParse(answer.requestId, waitOptions(ctx, i), answer));
 	}

@@ -1,5 +1,21 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import type { DocumentType, ParseRequest, ScrapeRequest } from '@gleaner/client/core';
+import type { DocumentType, ParseFileOptions, ParseRequest, ScrapeRequest, UploadedDocument } from '@gleaner/client/core';
+
+/**
+ * The tag every request of this node carries, `n8n-workflow:<workflow id>`, so that a Gleaner
+ * Trigger in the same workflow can ignore the requests its own workflow made (and not start
+ * itself again), plus the tags the user adds.
+ */
+export function requestTags(ctx: IExecuteFunctions, i: number): string[] {
+	const extra = (ctx.getNodeParameter('tags', i, '') as string)
+		.split(',')
+		.map((tag) => tag.trim())
+		.filter(Boolean);
+	const workflowId = ctx.getWorkflow().id;
+	return [...(workflowId ? [workflowTag(workflowId)] : []), ...extra];
+}
+
+export const workflowTag = (workflowId: string): string => `n8n-workflow:${workflowId}`;
 
 /** `POST /web-scrapper/` body from the node's parameters for item `i`. */
 export function scrapeRequestBody(ctx: IExecuteFunctions, i: number): ScrapeRequest {
@@ -7,7 +23,7 @@ export function scrapeRequestBody(ctx: IExecuteFunctions, i: number): ScrapeRequ
 	// The service ignores every other field when use_cache is set; sending only the URL says so.
 	if (ctx.getNodeParameter('useCache', i) as boolean) return { url, use_cache: true };
 
-	const body: ScrapeRequest = { url, output_type: ctx.getNodeParameter('outputType', i) as ScrapeRequest['output_type'] };
+	const body: ScrapeRequest = { url, output_type: ctx.getNodeParameter('outputType', i) as ScrapeRequest['output_type'], tags: requestTags(ctx, i) };
 	if ((ctx.getNodeParameter('mode', i) as string) === 'llm') {
 		body.use_llm = true;
 		body.prompt = ctx.getNodeParameter('prompt', i) as string;
@@ -19,9 +35,23 @@ export function scrapeRequestBody(ctx: IExecuteFunctions, i: number): ScrapeRequ
 
 /** `POST /documents/parse` body from the node's parameters for item `i`. */
 export function parseRequestBody(ctx: IExecuteFunctions, i: number): ParseRequest {
+	return { url: (ctx.getNodeParameter('url', i) as string).trim(), ...parseFileOptions(ctx, i) };
+}
+
+/** The fields of a parse, whether the document is named by URL or uploaded. */
+export function parseFileOptions(ctx: IExecuteFunctions, i: number): ParseFileOptions {
 	return {
-		url: (ctx.getNodeParameter('url', i) as string).trim(),
 		type: ctx.getNodeParameter('documentType', i) as DocumentType,
 		output: ctx.getNodeParameter('documentOutput', i) as ParseRequest['output'],
+		tags: requestTags(ctx, i),
 	};
+}
+
+/** The input item's binary property as the document to upload (n8n keeps it in memory or its binary store). */
+export async function uploadedDocument(ctx: IExecuteFunctions, i: number): Promise<UploadedDocument> {
+	const property = (ctx.getNodeParameter('binaryPropertyName', i) as string).trim();
+	const binary = ctx.helpers.assertBinaryData(i, property);
+	const data = await ctx.helpers.getBinaryDataBuffer(i, property);
+	const extension = binary.fileExtension ? `.${binary.fileExtension}` : '';
+	return { name: binary.fileName ?? `document${extension}`, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
 }

@@ -7,9 +7,11 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
-import type { WebhookFamily } from '@gleaner/client/core';
-import { CREDENTIAL_NAME, withGleaner } from '../shared/gleaner-api.js';
-import { SECRET_KEY, verifyWithAccountSecret } from './webhook-secret.js';
+import { GleanerApiError, type GleanerCore, type WebhookFamily } from '@gleaner/client/core';
+import { CREDENTIAL_NAME, gleanerClient } from '../shared/gleaner-api.js';
+import { asNodeError } from '../shared/node-error.js';
+import { workflowTag } from '../Gleaner/request-bodies.js';
+import { SECRET_KEY, storeWebhookSecret, verifyWithAccountSecret } from './webhook-secret.js';
 import { isFresh, parseSignatureHeader, rawBodyOf } from './webhook-signature.js';
 
 /** Key of the service's subscription id in the node's static data. */
@@ -24,6 +26,7 @@ export class GleanerTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["families"].join(", ")}}',
 		description: 'Starts the workflow when a Gleaner scrape or document parse finishes',
+		eventTriggerDescription: 'Waiting for a Gleaner request to finish',
 		defaults: { name: 'Gleaner Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -43,6 +46,22 @@ export class GleanerTrigger implements INodeType {
 				default: ['scrape', 'scrape-v1', 'parse'],
 				description: 'Which requests of the account start the workflow when they complete or fail',
 			},
+			{
+				displayName: 'Ignore Requests From This Workflow',
+				name: 'ignoreOwnRequests',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to skip requests made by Gleaner nodes of this same workflow (they carry the tag n8n-workflow:&lt;workflow ID&gt;), so that "Gleaner Trigger → Gleaner" does not start itself again for every scrape it makes',
+			},
+			{
+				displayName: 'Only Requests Tagged',
+				name: 'onlyTag',
+				type: 'string',
+				default: '',
+				placeholder: 'invoices',
+				description: "Start only for requests carrying this tag (a Gleaner node's Request Tags); empty starts for every request",
+			},
 		],
 	};
 
@@ -56,35 +75,38 @@ export class GleanerTrigger implements INodeType {
 				const url = webhookUrl(this);
 				const families = selectedFamilies(this);
 				const data = this.getWorkflowStaticData('node');
-				const forThisUrl = (await withGleaner(this, (gleaner) => gleaner.listWebhooks())).filter((s) => s.url === url);
+				const forThisUrl = (await subscriptionCall(this, (gleaner) => gleaner.listWebhooks())).filter((s) => s.url === url);
 				const keep =
 					forThisUrl.find((s) => s.id === data[SUBSCRIPTION_KEY] && sameFamilies(s.families, families)) ??
 					forThisUrl.find((s) => sameFamilies(s.families, families));
 				// The URL is unique to this node, so any other subscription to it is a leftover
 				// (other families chosen before, or a duplicate) that would deliver twice or wrongly.
 				for (const stale of forThisUrl.filter((s) => s !== keep)) {
-					await withGleaner(this, (gleaner) => gleaner.deleteWebhook(stale.id));
+					await subscriptionCall(this, (gleaner) => gleaner.deleteWebhook(stale.id));
 				}
 				if (!keep) {
 					delete data[SUBSCRIPTION_KEY];
 					return false;
 				}
 				data[SUBSCRIPTION_KEY] = keep.id;
+				// Kept with the subscription: deliveries are checked against it without an API call.
+				await storeWebhookSecret(this);
 				return true;
 			},
 
 			async create(this: IHookFunctions): Promise<boolean> {
 				const url = webhookUrl(this);
 				const families = selectedFamilies(this);
-				const subscription = await withGleaner(this, (gleaner) => gleaner.createWebhook(url, families));
+				const subscription = await subscriptionCall(this, (gleaner) => gleaner.createWebhook(url, families));
 				this.getWorkflowStaticData('node')[SUBSCRIPTION_KEY] = subscription.id;
+				await storeWebhookSecret(this);
 				return true;
 			},
 
 			async delete(this: IHookFunctions): Promise<boolean> {
 				const data = this.getWorkflowStaticData('node');
 				const id = data[SUBSCRIPTION_KEY];
-				if (typeof id === 'string' && (await withGleaner(this, (gleaner) => gleaner.deleteWebhook(id))) === 'missing') {
+				if (typeof id === 'string' && (await subscriptionCall(this, (gleaner) => gleaner.deleteWebhook(id))) === 'missing') {
 					this.logger.info(`Gleaner webhook subscription ${id} was already gone`);
 				}
 				delete data[SUBSCRIPTION_KEY];
@@ -116,7 +138,14 @@ export class GleanerTrigger implements INodeType {
 			this.logger.warn(`Gleaner Trigger could not fetch the webhook secret: ${(error as Error).message}`);
 			return refuse(this, 503, 'webhook secret unavailable, retry later');
 		}
-		if (!valid) return refuse(this, 401, 'signature does not match');
+		if (!valid) {
+			return refuse(this, 401, "signature does not match the account's webhook secret stored at activation (if it was rotated, deactivate and activate the workflow)");
+		}
+		const skipped = skipReason(this, body);
+		if (skipped) {
+			this.logger.debug(`Gleaner Trigger skipped a delivery: ${skipped}`);
+			return { webhookResponse: { skipped } };
+		}
 
 		const delivery: IDataObject = {
 			request_id: headerValue(headers['x-request-id']) ?? null,
@@ -124,6 +153,41 @@ export class GleanerTrigger implements INodeType {
 			attempt: Number(headerValue(headers['x-webhook-attempt'])) || null,
 		};
 		return { workflowData: [[{ json: { ...body, delivery } }]] };
+	}
+}
+
+/** Why a verified delivery starts nothing (the trigger's filters), or undefined when it starts the workflow. */
+function skipReason(ctx: IWebhookFunctions, body: IDataObject): string | undefined {
+	const tags = Array.isArray(body.tags) ? body.tags.map(String) : [];
+	const workflowId = ctx.getWorkflow().id;
+	if ((ctx.getNodeParameter('ignoreOwnRequests', true) as boolean) && workflowId && tags.includes(workflowTag(workflowId))) {
+		return 'a request made by this workflow';
+	}
+	const onlyTag = (ctx.getNodeParameter('onlyTag', '') as string).trim();
+	if (onlyTag && !tags.includes(onlyTag)) return `a request without the tag ${onlyTag}`;
+	return undefined;
+}
+
+/**
+ * A subscription call of activation or deactivation. The two refusals a user can fix say how: a
+ * key without the `account` scope (the credential test passes for any valid key), and a webhook
+ * URL Gleaner will not deliver to (n8n behind plain http or on a private address).
+ */
+async function subscriptionCall<T>(ctx: IHookFunctions, call: (gleaner: GleanerCore) => Promise<T>): Promise<T> {
+	try {
+		return await call(await gleanerClient(ctx));
+	} catch (error) {
+		if (error instanceof GleanerApiError && error.status === 403) {
+			throw new NodeOperationError(ctx.getNode(), "The Gleaner API key lacks the 'account' scope, which the Gleaner Trigger needs to subscribe to the account's requests", {
+				description: `Gleaner answered: ${error.body.error}. Create a key with that scope (gleaner keys create --account <name> --scopes scrape,parse,account) and use it in this credential.`,
+			});
+		}
+		if (error instanceof GleanerApiError && error.code === 'E009' && /url /.test(error.body.error)) {
+			throw new NodeOperationError(ctx.getNode(), `Gleaner will not deliver to this workflow's webhook URL, ${ctx.getNodeWebhookUrl('default') ?? ''}`, {
+				description: `Gleaner answered: ${error.body.error}. It delivers only to public HTTPS URLs: set n8n's WEBHOOK_URL to a public https address that reaches n8n, or, for a local setup, have the Gleaner operator set GLEANER_ALLOW_PRIVATE_NETWORKS=true.`,
+			});
+		}
+		throw asNodeError(ctx.getNode(), error);
 	}
 }
 

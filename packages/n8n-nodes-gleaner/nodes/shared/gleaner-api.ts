@@ -1,18 +1,21 @@
+import { randomBytes } from 'crypto';
 import type {
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
 	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
 	IWebhookFunctions,
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
-import { GleanerCore, type GleanerHttpResponse } from '@gleaner/client/core';
+import { encodeMultipart, GleanerCore, type GleanerHttpResponse } from '@gleaner/client/core';
 import { asNodeError } from './node-error.js';
 
 export const CREDENTIAL_NAME = 'gleanerApi';
 
-type GleanerContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions;
+type GleanerContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions | ILoadOptionsFunctions;
 
 interface GleanerCredentials {
 	baseUrl: string;
@@ -29,16 +32,25 @@ export async function gleanerClient(ctx: GleanerContext): Promise<GleanerCore> {
 	const base = baseUrl.replace(/\/+$/, '');
 	return new GleanerCore({
 		sleep,
-		send: async ({ method, path, body }): Promise<GleanerHttpResponse> => {
-			const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_NAME, {
+		send: async ({ method, path, body, form }): Promise<GleanerHttpResponse> => {
+			const request: IHttpRequestOptions = {
 				method: method as IHttpRequestMethods,
 				url: base + path,
 				...(body ? { body: body as IDataObject } : {}),
 				json: true,
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
-			})) as IN8nHttpFullResponse;
-			return { status: response.statusCode, headers: headerValues(response.headers), body: response.body };
+			};
+			if (form) {
+				// An upload (document parse of binary data) is sent as a multipart body built here,
+				// so its bytes go out as they are whatever the HTTP helper does with objects.
+				const multipart = await encodeMultipart(form, `gleaner-${randomBytes(12).toString('hex')}`);
+				request.body = Buffer.from(multipart.body.buffer, multipart.body.byteOffset, multipart.body.byteLength);
+				request.headers = { 'content-type': multipart.contentType };
+				request.json = false;
+			}
+			const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_NAME, request)) as IN8nHttpFullResponse;
+			return { status: response.statusCode, headers: headerValues(response.headers), body: jsonBody(response.body) };
 		},
 	});
 }
@@ -53,6 +65,17 @@ export async function withGleaner<T>(
 		return await call(await gleanerClient(ctx));
 	} catch (error) {
 		throw asNodeError(ctx.getNode(), error, itemIndex);
+	}
+}
+
+/** The answer's JSON, whether the helper parsed it already or handed back text or bytes. */
+function jsonBody(body: unknown): unknown {
+	const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
+	if (typeof text !== 'string') return text;
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return text;
 	}
 }
 

@@ -6,7 +6,9 @@ export interface RecordedRequest {
 	method: string;
 	path: string;
 	headers: http.IncomingHttpHeaders;
+	/** Parsed when JSON; the text otherwise. */
 	body: unknown;
+	raw: Buffer;
 }
 
 export interface Reply {
@@ -31,6 +33,7 @@ export class FakeGleaner {
 	readonly requests: RecordedRequest[] = [];
 	readonly subscriptions = new Map<string, FakeSubscription>();
 	webhookSecret = 'whsec_fake_first';
+	llmKeys: Array<Record<string, unknown>> = [];
 	private readonly scripted = new Map<string, Reply[]>();
 	private nextId = 1;
 
@@ -69,12 +72,15 @@ export class FakeGleaner {
 	private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
 		const chunks: Buffer[] = [];
 		for await (const chunk of req) chunks.push(chunk as Buffer);
-		const text = Buffer.concat(chunks).toString('utf8');
+		const raw = Buffer.concat(chunks);
+		const text = raw.toString('utf8');
+		const json = (req.headers['content-type'] ?? '').includes('json');
 		const recorded: RecordedRequest = {
 			method: req.method ?? 'GET',
 			path: (req.url ?? '/').split('?')[0],
 			headers: req.headers,
-			body: text ? (JSON.parse(text) as unknown) : undefined,
+			body: text ? (json ? (JSON.parse(text) as unknown) : text) : undefined,
+			raw,
 		};
 		this.requests.push(recorded);
 		const reply = req.headers['x-api-key'] === this.apiKey ? this.answer(recorded) : { status: 401, body: { error: 'E004: Invalid API key' } };
@@ -93,6 +99,7 @@ export class FakeGleaner {
 		const route = `${req.method} ${req.path}`;
 		if (route === 'GET /account') return { status: 200, body: { account_id: 'acc_1', name: 'acme', scopes: ['scrape', 'parse', 'account'] } };
 		if (route === 'GET /account/webhook-secret') return { status: 200, body: { secret: this.webhookSecret } };
+		if (route === 'GET /account/llm-keys') return { status: 200, body: { keys: this.llmKeys } };
 		if (route === 'GET /account/webhooks') return { status: 200, body: { webhooks: [...this.subscriptions.values()] } };
 		if (route === 'POST /account/webhooks') {
 			const { url, families } = req.body as { url: string; families: string[] };

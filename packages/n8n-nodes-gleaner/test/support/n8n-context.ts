@@ -3,6 +3,7 @@ import type {
 	IExecuteFunctions,
 	IHookFunctions,
 	IHttpRequestOptions,
+	ILoadOptionsFunctions,
 	INode,
 	INodeExecutionData,
 	INodeParameters,
@@ -79,8 +80,11 @@ export function forwardWithCredential(credentials: GleanerCredentials, calls: Ht
 			...(options.headers as Record<string, string> | undefined),
 			...authenticationHeaders(credentials),
 		};
-		let body: string | undefined;
-		if (options.body !== undefined) {
+		let body: string | Uint8Array<ArrayBuffer> | undefined;
+		if (Buffer.isBuffer(options.body)) {
+			// Bytes go out as they are, with the caller's content type (a multipart upload).
+			body = new Uint8Array(options.body);
+		} else if (options.body !== undefined) {
 			body = JSON.stringify(options.body);
 			headers['content-type'] = 'application/json';
 		}
@@ -136,14 +140,26 @@ function parameterGetter(parameters: INodeParameters) {
 	};
 }
 
+/** An item's binary property as n8n holds it: metadata, and the bytes getBinaryDataBuffer returns. */
+export interface TestBinary {
+	fileName?: string;
+	fileExtension?: string;
+	mimeType: string;
+	bytes: Buffer;
+}
+
 export interface ExecuteSetup {
 	description: INodeTypeDescription;
 	credentials: GleanerCredentials;
 	/** Node parameters; an item's `params` override them for that item (as an expression would). */
 	parameters: INodeParameters;
-	items?: Array<{ json: IDataObject; params?: INodeParameters }>;
+	items?: Array<{ json: IDataObject; params?: INodeParameters; binary?: Record<string, TestBinary> }>;
 	continueOnFail?: boolean;
+	workflowId?: string;
 }
+
+/** n8n's getWorkflow(): the workflow the node runs in. */
+const workflowOf = (id = 'wf-test') => () => ({ id, name: 'Test workflow', active: true });
 
 export function createExecuteContext(setup: ExecuteSetup) {
 	const calls: HttpCall[] = [];
@@ -159,8 +175,18 @@ export function createExecuteContext(setup: ExecuteSetup) {
 			return setup.credentials;
 		},
 		continueOnFail: () => setup.continueOnFail ?? false,
+		getWorkflow: workflowOf(setup.workflowId),
 		logger: recordingLogger(logs),
-		helpers: { httpRequestWithAuthentication: forwardWithCredential(setup.credentials, calls) },
+		helpers: {
+			httpRequestWithAuthentication: forwardWithCredential(setup.credentials, calls),
+			// n8n's own messages for a missing binary property (NodeOperationError in n8n).
+			assertBinaryData: (itemIndex: number, property: string) => {
+				const binary = items[itemIndex].binary?.[property];
+				if (!binary) throw new Error(`This operation expects the node's input data to contain a binary file '${property}', but none was found [item ${itemIndex}]`);
+				return { fileName: binary.fileName, fileExtension: binary.fileExtension, mimeType: binary.mimeType, data: '' };
+			},
+			getBinaryDataBuffer: async (itemIndex: number, property: string) => items[itemIndex].binary![property].bytes,
+		},
 	};
 	return { ctx: ctx as unknown as IExecuteFunctions, calls, logs };
 }
@@ -171,6 +197,17 @@ export interface HookSetup {
 	parameters: INodeParameters;
 	staticData: IDataObject;
 	webhookUrl: string;
+}
+
+/** The context of a loadOptions method (a dropdown being filled in the editor). */
+export function createLoadOptionsContext(setup: { description: INodeTypeDescription; credentials: GleanerCredentials }) {
+	const calls: HttpCall[] = [];
+	const ctx = {
+		getNode: () => nodeOf(setup.description, {}),
+		getCredentials: async () => setup.credentials,
+		helpers: { httpRequestWithAuthentication: forwardWithCredential(setup.credentials, calls) },
+	};
+	return { ctx: ctx as unknown as ILoadOptionsFunctions, calls };
 }
 
 export function createHookContext(setup: HookSetup) {
@@ -201,6 +238,7 @@ export interface WebhookSetup {
 	request: { headers: Record<string, string | string[] | undefined>; body: IDataObject; rawBody?: Buffer | string };
 	/** The response n8n would send; a real ServerResponse or a recorder with the same two methods. */
 	response: { writeHead(status: number, headers?: Record<string, string>): unknown; end(body?: string): unknown };
+	workflowId?: string;
 }
 
 export function createWebhookContext(setup: WebhookSetup) {
@@ -215,6 +253,7 @@ export function createWebhookContext(setup: WebhookSetup) {
 		getNodeParameter: parameterGetter(parameters),
 		getNode: () => nodeOf(setup.description, parameters),
 		getWebhookName: () => 'default',
+		getWorkflow: workflowOf(setup.workflowId),
 		getWorkflowStaticData: () => setup.staticData,
 		getCredentials: async () => setup.credentials,
 		logger: recordingLogger(logs),

@@ -19,6 +19,8 @@ export async function hostTrigger(options: {
 	credentials: GleanerCredentials;
 	families: string[];
 	staticData: IDataObject;
+	/** The workflow the trigger runs in (another than the Gleaner node's 'wf-test' unless a test says so). */
+	workflowId?: string;
 }) {
 	const trigger = new GleanerTrigger();
 	const deliveries: HostedDelivery[] = [];
@@ -31,6 +33,7 @@ export async function hostTrigger(options: {
 			credentials: options.credentials,
 			parameters: { families: options.families },
 			staticData: options.staticData,
+			workflowId: options.workflowId ?? 'wf-trigger',
 			request: { headers: req.headers, body: JSON.parse(rawBody.toString('utf8')) as IDataObject, rawBody },
 			response: res,
 		});

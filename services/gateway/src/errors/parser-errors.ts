@@ -16,7 +16,8 @@ const CODES: Record<string, string> = {
   '403-001': 'API key lacks permission for this API',
   '404-001': 'Request ID not found',
   '404-002': 'Request expired, older than 7 days',
-  '413-001': 'Request body exceeds 100 KB',
+  // A JSON body over 100 KB, or an uploaded file over 50 MB: the details say which.
+  '413-001': 'Request too large',
   '422-001': 'Idempotency-Key reused with a different request',
   '429-001': 'Rate limit exceeded',
   '500-001': 'Processing error',
@@ -37,6 +38,7 @@ const CONDITIONS: Record<string, string> = {
 
 const CONDITION_DETAILS: Record<string, string> = {
   invalid_json: 'The request body must be a JSON object',
+  payload_too_large: 'a JSON body may be at most 100 KB (send larger documents as a multipart/form-data upload)',
   storage_unavailable: 'The storage service is unavailable; retry shortly',
 };
 

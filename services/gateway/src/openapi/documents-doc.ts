@@ -1,6 +1,6 @@
 import { DOCUMENT_TYPES } from '../routes/documents.js';
 import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, submitAnswer, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
-import type { Schema } from './openapi-types.js';
+import type { RequestBody, Schema } from './openapi-types.js';
 
 const requestId: Schema = { type: 'string', description: 'Request id (UUIDv7); kept 7 days.' };
 const data: Schema = { type: 'string', description: 'Extracted text; pages joined with "\\n\\n=== Page Break ===\\n\\n".' };
@@ -22,6 +22,17 @@ const schemas: Record<string, Schema> = {
       webhook: { type: 'string', format: 'uri', description: 'HTTPS URL that receives the status record when the job ends.' },
     },
     additionalProperties: true,
+  },
+  ParseUpload: {
+    type: 'object',
+    description: 'The document itself, as multipart/form-data: a `file` part and the same fields as the JSON body. The file is streamed into storage as it arrives; its size and its first bytes are checked meanwhile.',
+    required: ['file'],
+    properties: {
+      file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The document, at most 50 MB (52,428,800 bytes): 413-001 beyond. Binary data of a kind the parser does not read is refused at once with 400-001. Kept in storage 7 days, then deleted.' },
+      type: { type: 'string', enum: [...DOCUMENT_TYPES], description: "A hint; the real kind is detected from the bytes. Default: the file name's extension when it is one of these, else pdf." },
+      output: { type: 'string', enum: ['plain', 'markdown'], default: 'plain' },
+      webhook: { type: 'string', format: 'uri', description: 'HTTPS URL that receives the status record when the job ends.' },
+    },
   },
   ParseCompleted: {
     type: 'object',
@@ -65,6 +76,15 @@ const schemas: Record<string, Schema> = {
   },
 };
 
+/** The submit takes a URL as JSON, or the document itself as a multipart upload. */
+function withUpload(body: RequestBody): RequestBody {
+  return {
+    ...body,
+    description: 'Either JSON naming the document by URL (at most 100 KB), or multipart/form-data carrying it (at most 50 MB).',
+    content: { ...body.content, 'multipart/form-data': { schema: schemaRef('ParseUpload'), encoding: { file: { contentType: 'application/octet-stream' } } } },
+  };
+}
+
 const submitExample = { url: 'https://example.com/reports/annual-2024.pdf', type: 'pdf', output: 'markdown' };
 
 export const documentsDoc: DocSection = {
@@ -78,21 +98,23 @@ export const documentsDoc: DocSection = {
         tags: ['Document parser'],
         security: apiKeySecurity,
         parameters: [idempotencyKeyParameter],
-        requestBody: jsonRequestBody(schemaRef('ParseRequest'), {
-          pdf: { summary: 'PDF to markdown', value: submitExample },
-          scan: { summary: 'Scanned image with a webhook', value: { url: 'https://example.com/scans/invoice.tiff', type: 'tiff', output: 'plain', webhook: 'https://hooks.example.net/gleaner' } },
-        }),
+        requestBody: withUpload(
+          jsonRequestBody(schemaRef('ParseRequest'), {
+            pdf: { summary: 'PDF to markdown', value: submitExample },
+            scan: { summary: 'Scanned image with a webhook', value: { url: 'https://example.com/scans/invoice.tiff', type: 'tiff', output: 'plain', webhook: 'https://hooks.example.net/gleaner' } },
+          }),
+        ),
         responses: {
           '200': submitAnswer(jsonResponse(200, 'Completed within the window.', schemaRef('ParseCompleted'))),
           '202': submitAnswer(jsonResponse(202, 'Still processing.', schemaRef('ParseAccepted'), { requestId: EXAMPLE_REQUEST_ID, status: 'PROCESSING', message: 'Document is being processed. Check the status endpoint for the result.' })),
           ...errorResponses('ParserError', {
-            400: '400-001 invalid file type (also unsupported, encrypted or over 50 MB), 400-002 invalid URL, 400-003 invalid webhook, 400-004 missing field or body not JSON, 400-005 invalid output, 400-006 malformed Idempotency-Key.',
+            400: '400-001 invalid file type (also unsupported, encrypted, empty, or a URL\'s document over 50 MB), 400-002 invalid URL, 400-003 invalid webhook, 400-004 missing field, body not JSON or malformed multipart, 400-005 invalid output, 400-006 malformed Idempotency-Key.',
             401: '401-001: missing or unknown API key.',
             403: '403-001: the key lacks the parse scope.',
-            413: '413-001: body over 100 KB.',
-            422: '422-001: the Idempotency-Key was already used with a different request body.',
+            413: '413-001: a JSON body over 100 KB, or an uploaded file over 50 MB.',
+            422: '422-001: the Idempotency-Key was already used with a different request body (or file).',
             429: '429-001: rate limit exceeded.',
-            500: '500-001 processing error, 500-002 storage unreachable (with Retry-After).',
+            500: '500-001 processing error, 500-002 storage unreachable (with Retry-After), or the upload could not be stored.',
           }),
         },
       },

@@ -20,6 +20,8 @@ export interface Schema {
   default?: unknown;
   examples?: unknown[];
   pattern?: string;
+  /** JSON Schema 2020-12: a string holding bytes of this media type (OpenAPI 3.1 file uploads). */
+  contentMediaType?: string;
   minimum?: number;
   maximum?: number;
   minLength?: number;
@@ -45,6 +47,8 @@ export interface Example {
 export interface MediaType {
   schema: Schema;
   examples?: Record<string, Example>;
+  /** multipart/form-data: how each part is sent. */
+  encoding?: Record<string, { contentType?: string }>;
 }
 
 export interface Header {

@@ -13,6 +13,7 @@ import { idempotentSubmitOf, REPLAYED_HEADER, replayOf, reusedKeyError } from '.
 import { submitAndWait } from '../submit.js';
 import { checkUrl, httpUrlOrNull, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
+import { readTags } from '../request-tags.js';
 import { RenderedRecords } from '@gleaner/store';
 
 const PROCESSING_MESSAGE = 'Request is still processing. Check the status endpoint later (poll at most every 5 minutes) or wait for the webhook.';
@@ -38,6 +39,8 @@ interface ScrapeBody {
   prompt?: string;
   llm_key_id?: string | null;
   schema?: Record<string, unknown>;
+  /** Labels echoed in the status record and webhook bodies (checked by readTags). */
+  tags?: unknown;
 }
 
 /** SPEC: with `use_cache: true` every field other than url is ignored, so none of them is checked. */
@@ -130,6 +133,9 @@ export function webScraperRouter(deps: GatewayDeps): Router {
         if (problem) throw new ApiError('E009', webhookProblemMessage('webhook', problem));
       }
 
+      const tagged = readTags(body.tags);
+      if ('problem' in tagged) throw new ApiError('E009', tagged.problem);
+
       const requestId = newRequestId();
       setRequestId(res, requestId);
       const payload: ScrapeJob = {
@@ -145,7 +151,7 @@ export function webScraperRouter(deps: GatewayDeps): Router {
         family: 'scrape',
         requestId,
         accountId,
-        input: { url: body.url, outputType, useLlm, ...(useLlm ? { prompt: body.prompt, llmKeyId } : {}) },
+        input: { url: body.url, outputType, useLlm, ...(useLlm ? { prompt: body.prompt, llmKeyId } : {}), ...tagged },
         webhookUrl: body.webhook ?? undefined,
         producer: deps.producers.scrape,
         payload,

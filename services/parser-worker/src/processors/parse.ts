@@ -1,4 +1,5 @@
 import type { Job } from 'bullmq';
+import { ObjectMissingError, type DocumentStore } from '@gleaner/object-store';
 import { FetchError, fetchBinary } from '@gleaner/safe-fetch';
 import { ocrPages, TaskTimeoutError, ThreadTaskError, type Logger, type ThreadPool } from '@gleaner/platform';
 import type { ParseJob } from '@gleaner/queues';
@@ -17,6 +18,8 @@ export interface ParseProcessorDeps {
   /** A job's share of the process's OCR workers (ocrShare). */
   ocrParallelism: number;
   allowPrivateNetworks: boolean;
+  /** Where uploaded documents wait (jobs with `upload` instead of `url`). */
+  documents: DocumentStore;
   budgetMs: number;
   logger: Logger;
 }
@@ -32,6 +35,22 @@ function downloadFailure(err: unknown): JobFailure {
     default:
       return new JobFailure('500-001', 'Processing error', err.transient, [`document download failed: ${err.message}`]);
   }
+}
+
+/** Reads an uploaded document from the store; a missing one cannot come back, a store that fails may. */
+async function readUpload(documents: DocumentStore, key: string): Promise<Buffer> {
+  let bytes: Buffer;
+  try {
+    bytes = await documents.read(key);
+  } catch (err) {
+    if (err instanceof ObjectMissingError) {
+      const where = documents.kind === 'local' ? ' (the local document folder is not shared across machines: use DOCUMENT_STORE=s3 when workers run elsewhere)' : '';
+      throw new JobFailure('500-002', 'Storage error', false, [`the uploaded file is no longer in the document store${where}`]);
+    }
+    throw new JobFailure('500-002', 'Storage error', true, [`the uploaded file could not be read: ${(err as Error).message}`]);
+  }
+  if (bytes.length > PARSE_MAX_BYTES) throw new JobFailure('400-001', 'Invalid file type', false, ['file is larger than 50 MB']);
+  return bytes;
 }
 
 /** Node's message when a thread passes its `resourceLimits` (ERR_WORKER_OUT_OF_MEMORY). */
@@ -56,15 +75,19 @@ export function parseFailure(err: unknown, budgetMs: number): JobFailure {
   return new JobFailure('500-001', 'Processing error', false, [(err as Error).message]);
 }
 
-/** download (50 MB, guarded) → parse in a thread with a budget, progress into the record. */
+/** download (50 MB, guarded) or read the upload from storage → parse in a thread with a budget, progress into the record. */
 export function createParseProcessor(deps: ParseProcessorDeps) {
   return (payload: ParseJob, job: Job) =>
     runRecordedJob('parse', job, payload.requestId, deps.jobs, async () => {
       let bytes: Buffer;
-      try {
-        bytes = (await fetchBinary(payload.url, { maxBytes: PARSE_MAX_BYTES, allowPrivateNetworks: deps.allowPrivateNetworks })).bytes;
-      } catch (err) {
-        throw downloadFailure(err);
+      if (payload.upload) {
+        bytes = await readUpload(deps.documents, payload.upload.key);
+      } else {
+        try {
+          bytes = (await fetchBinary(payload.url!, { maxBytes: PARSE_MAX_BYTES, allowPrivateNetworks: deps.allowPrivateNetworks })).bytes;
+        } catch (err) {
+          throw downloadFailure(err);
+        }
       }
       let lastProgressWrite = 0;
       // The kind found in the bytes goes into the record at once, so that a failure reports it

@@ -42,6 +42,21 @@ export const documentOperations: INodeProperties[] = [
 
 export const documentFields: INodeProperties[] = [
 	{
+		displayName: 'Source',
+		name: 'source',
+		type: 'options',
+		options: [
+			{ name: 'URL', value: 'url', description: 'Gleaner downloads the document' },
+			{
+				name: 'Binary Data',
+				value: 'binary',
+				description: 'Upload a file held by the input item (from Read Binary File, HTTP Request, an email attachment…), at most 50 MB',
+			},
+		],
+		default: 'url',
+		displayOptions: show(['parse']),
+	},
+	{
 		displayName: 'URL',
 		name: 'url',
 		type: 'string',
@@ -49,7 +64,17 @@ export const documentFields: INodeProperties[] = [
 		default: '',
 		placeholder: 'https://example.com/report.pdf',
 		description: 'Where Gleaner downloads the document from (http or https)',
-		displayOptions: show(['parse']),
+		displayOptions: { show: { resource: ['document'], operation: ['parse'], source: ['url'] } },
+	},
+	{
+		displayName: 'Input Binary Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		required: true,
+		default: 'data',
+		hint: 'The name of the input binary field holding the document',
+		description: 'The binary property of the input item to upload; its file name is sent too',
+		displayOptions: { show: { resource: ['document'], operation: ['parse'], source: ['binary'] } },
 	},
 	{
 		displayName: 'Type',

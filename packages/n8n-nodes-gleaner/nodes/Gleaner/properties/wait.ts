@@ -5,6 +5,16 @@ const submitting = { resource: ['webPage', 'document'], operation: ['scrape', 'p
 
 export const waitFields: INodeProperties[] = [
 	{
+		displayName: 'Request Tags',
+		name: 'tags',
+		type: 'string',
+		default: '',
+		placeholder: 'invoices, nightly',
+		description:
+			'Comma-separated labels for the request, echoed in its result and in Gleaner Trigger deliveries (a trigger can start only for a tag). Every request also carries n8n-workflow:&lt;workflow ID&gt;, which lets a Gleaner Trigger in this workflow ignore it.',
+		displayOptions: { show: submitting, hide: { useCache: [true] } },
+	},
+	{
 		displayName: 'Wait for Result',
 		name: 'waitForResult',
 		type: 'boolean',

@@ -1,6 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 const show = (operation: string[]) => ({ show: { resource: ['webPage'], operation } });
+/** Shown only when Use Cache is off: a cached lookup ignores every field but the URL. */
+const scraping = (extra: Record<string, string[]> = {}) => ({ show: { resource: ['webPage'], operation: ['scrape'], useCache: [false], ...extra } });
 
 export const webPageOperations: INodeProperties[] = [
 	{
@@ -39,6 +41,15 @@ export const webPageFields: INodeProperties[] = [
 		displayOptions: show(['scrape']),
 	},
 	{
+		displayName: 'Use Cache',
+		name: 'useCache',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to return the most recent result for this URL from the last 15 days instead of scraping again. The other fields are then hidden and not sent, and the node fails when there is no cached result.',
+		displayOptions: show(['scrape']),
+	},
+	{
 		displayName: 'Mode',
 		name: 'mode',
 		type: 'options',
@@ -51,7 +62,7 @@ export const webPageFields: INodeProperties[] = [
 			},
 		],
 		default: 'basic',
-		displayOptions: show(['scrape']),
+		displayOptions: scraping(),
 	},
 	{
 		displayName: 'Output Type',
@@ -62,7 +73,7 @@ export const webPageFields: INodeProperties[] = [
 			{ name: 'Plain Text', value: 'plaintext' },
 		],
 		default: 'plaintext',
-		displayOptions: show(['scrape']),
+		displayOptions: scraping(),
 	},
 	{
 		displayName: 'Prompt',
@@ -73,25 +84,18 @@ export const webPageFields: INodeProperties[] = [
 		default: '',
 		placeholder: 'List the product name, price and availability',
 		description: 'What the language model should extract from the page',
-		displayOptions: { show: { resource: ['webPage'], operation: ['scrape'], mode: ['llm'] } },
+		displayOptions: scraping({ mode: ['llm'] }),
 	},
 	{
-		displayName: 'LLM Key ID',
+		displayName: 'LLM Key Name or ID',
+		hint: "The list is the account's language-model keys (GET /account/llm-keys): it needs a key with the account scope",
 		name: 'llmKeyId',
-		type: 'string',
+		type: 'options',
+		typeOptions: { loadOptionsMethod: 'getLlmKeys' },
 		default: '',
 		description:
-			'Which registered language-model key to use (GET /account/llm-keys); empty uses the most recently added one',
-		displayOptions: { show: { resource: ['webPage'], operation: ['scrape'], mode: ['llm'] } },
-	},
-	{
-		displayName: 'Use Cache',
-		name: 'useCache',
-		type: 'boolean',
-		default: false,
-		description:
-			'Whether to return the most recent result for this URL from the last 15 days instead of scraping again. The other fields are then ignored, and the node fails when there is no cached result.',
-		displayOptions: show(['scrape']),
+			'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+		displayOptions: scraping({ mode: ['llm'] }),
 	},
 	{
 		displayName: 'Request ID',
