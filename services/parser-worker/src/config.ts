@@ -9,6 +9,8 @@ export interface ParserWorkerConfig extends CommonConfig {
   PARSER_OCR_WORKERS: number;
   /** Time budget of one document (download excluded). */
   PARSER_JOB_BUDGET_MS: number;
+  /** Running jobs one account may hold over every process of this service; unset: half of the concurrency, 0: no cap. */
+  ACCOUNT_MAX_CONCURRENT_JOBS?: number;
   HEALTH_PORT: number;
 }
 
@@ -17,6 +19,7 @@ export const parserWorkerEnvSchema = Joi.object({
   PARSER_CONCURRENCY: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   PARSER_OCR_WORKERS: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   PARSER_JOB_BUDGET_MS: Joi.number().integer().min(1_000).default(10 * 60_000),
+  ACCOUNT_MAX_CONCURRENT_JOBS: Joi.number().integer().min(0).max(10_000),
   HEALTH_PORT: Joi.number().port().default(0),
 });
 

@@ -3,7 +3,7 @@ import { createLazyOcrEngine } from '@gleaner/document-extract/ocr';
 import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, type Logger } from '@gleaner/platform';
 import { parseQueue, QueueProducer, webhookQueue } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
-import { recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
+import { accountCapFrom, recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
 import type { ParserWorkerConfig } from './config.js';
 import { createParsePool, ocrShare } from './parse-pool.js';
 import { createParseProcessor } from './processors/parse.js';
@@ -50,6 +50,7 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
     createParseProcessor({ jobs, records: stores.records, parsePool, ocrParallelism: ocrShare(ocr.parallelism, config.PARSER_CONCURRENCY), allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, budgetMs: config.PARSER_JOB_BUDGET_MS, logger }),
     {
       concurrency: config.PARSER_CONCURRENCY,
+      accountCap: accountCapFrom(config.ACCOUNT_MAX_CONCURRENT_JOBS, config.PARSER_CONCURRENCY),
       onFailedForGood: (job) => recordFailedForGood('parse', String(job.id), jobs, { code: '500-001', message: 'Processing error', details: ['processing failed repeatedly (worker crashed)'] }),
     },
   );

@@ -17,6 +17,8 @@ export interface ScraperWorkerConfig extends CommonConfig {
   LLM_DEADLINE_MS: number;
   /** Input budget of one LLM extraction in tokens (about 4 characters each); longer pages are trimmed. */
   LLM_INPUT_TOKEN_BUDGET: number;
+  /** Running jobs one account may hold over every process of this service; unset: half of the concurrency, 0: no cap. */
+  ACCOUNT_MAX_CONCURRENT_JOBS?: number;
   HEALTH_PORT: number;
 }
 
@@ -29,6 +31,7 @@ export const scraperWorkerEnvSchema = Joi.object({
   ANTHROPIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   LLM_DEADLINE_MS: Joi.number().integer().min(1_000).default(120_000),
   LLM_INPUT_TOKEN_BUDGET: Joi.number().integer().min(1_000).default(30_000),
+  ACCOUNT_MAX_CONCURRENT_JOBS: Joi.number().integer().min(0).max(10_000),
   HEALTH_PORT: Joi.number().port().default(0),
 });
 
