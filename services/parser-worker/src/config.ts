@@ -7,6 +7,8 @@ export interface ParserWorkerConfig extends CommonConfig {
   PARSER_CONCURRENCY: number;
   /** tesseract.js workers of the process's one OCR pool, shared by all jobs (60 MB each idle, 120-130 MB once it has read an A4 page at 300 DPI). */
   PARSER_OCR_WORKERS: number;
+  /** One deadline for downloading a document: connect, redirects, headers and body together (not retried). */
+  PARSER_DOWNLOAD_TIMEOUT_MS: number;
   /** Time budget of one document (download excluded). */
   PARSER_JOB_BUDGET_MS: number;
   /** Running jobs one account may hold over every process of this service; unset: half of the concurrency, 0: no cap. */
@@ -18,6 +20,7 @@ export const parserWorkerEnvSchema = Joi.object({
   ...commonEnvSchema,
   PARSER_CONCURRENCY: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   PARSER_OCR_WORKERS: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
+  PARSER_DOWNLOAD_TIMEOUT_MS: Joi.number().integer().min(100).max(3_600_000).default(120_000),
   PARSER_JOB_BUDGET_MS: Joi.number().integer().min(1_000).default(10 * 60_000),
   ACCOUNT_MAX_CONCURRENT_JOBS: Joi.number().integer().min(0).max(10_000),
   HEALTH_PORT: Joi.number().port().default(0),

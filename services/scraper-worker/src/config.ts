@@ -3,6 +3,8 @@ import { commonEnvSchema, loadConfig, type CommonConfig } from '@gleaner/platfor
 
 export interface ScraperWorkerConfig extends CommonConfig {
   SCRAPER_CONCURRENCY: number;
+  /** One deadline for fetching a page: connect, redirects, headers and body together (E008 past it, not retried). */
+  SCRAPER_FETCH_TIMEOUT_MS: number;
   /** Threads for HTML extraction; jsdom work is synchronous and CPU bound. */
   SCRAPER_EXTRACT_THREADS: number;
   /** Time budget of one page extraction inside its thread. */
@@ -25,6 +27,7 @@ export interface ScraperWorkerConfig extends CommonConfig {
 export const scraperWorkerEnvSchema = Joi.object({
   ...commonEnvSchema,
   SCRAPER_CONCURRENCY: Joi.number().integer().min(1).max(256).default(8),
+  SCRAPER_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(30_000),
   SCRAPER_EXTRACT_THREADS: Joi.number().integer().min(1).max(64).default(2),
   SCRAPER_EXTRACT_BUDGET_MS: Joi.number().integer().min(100).default(30_000),
   SCRAPER_V1_SELECTOR_BUDGET_MS: Joi.number().integer().min(100).default(10_000),

@@ -18,6 +18,8 @@ export interface ParseProcessorDeps {
   ocrParallelism: number;
   allowPrivateNetworks: boolean;
   budgetMs: number;
+  /** PARSER_DOWNLOAD_TIMEOUT_MS: the whole download's deadline. */
+  downloadDeadlineMs: number;
   logger: Logger;
 }
 
@@ -62,7 +64,7 @@ export function createParseProcessor(deps: ParseProcessorDeps) {
     runRecordedJob('parse', job, payload.requestId, deps.jobs, async () => {
       let bytes: Buffer;
       try {
-        bytes = (await fetchBinary(payload.url, { maxBytes: PARSE_MAX_BYTES, allowPrivateNetworks: deps.allowPrivateNetworks })).bytes;
+        bytes = (await fetchBinary(payload.url, { maxBytes: PARSE_MAX_BYTES, allowPrivateNetworks: deps.allowPrivateNetworks, deadlineMs: deps.downloadDeadlineMs })).bytes;
       } catch (err) {
         throw downloadFailure(err);
       }

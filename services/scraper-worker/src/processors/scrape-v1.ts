@@ -65,7 +65,7 @@ export function createScrapeV1Processor(deps: ScrapeProcessorDeps) {
     runRecordedJob('scrape-v1', job, payload.requestId, deps.jobs, async () => {
       let page: FetchedPage;
       try {
-        page = await fetchPage(payload.url, { maxBytes: SCRAPE_V1_MAX_BYTES, allowPrivateNetworks: deps.config.GLEANER_ALLOW_PRIVATE_NETWORKS });
+        page = await fetchPage(payload.url, { maxBytes: SCRAPE_V1_MAX_BYTES, allowPrivateNetworks: deps.config.GLEANER_ALLOW_PRIVATE_NETWORKS, deadlineMs: deps.config.SCRAPER_FETCH_TIMEOUT_MS });
       } catch (err) {
         throw v1FetchFailure(err);
       }

@@ -33,7 +33,7 @@ export function createScrapeProcessor(deps: ScrapeProcessorDeps) {
     runRecordedJob('scrape', job, payload.requestId, deps.jobs, async () => {
       let page: FetchedPage;
       try {
-        page = await fetchPage(payload.url, { maxBytes: SCRAPE_MAX_BYTES, allowPrivateNetworks: deps.config.GLEANER_ALLOW_PRIVATE_NETWORKS });
+        page = await fetchPage(payload.url, { maxBytes: SCRAPE_MAX_BYTES, allowPrivateNetworks: deps.config.GLEANER_ALLOW_PRIVATE_NETWORKS, deadlineMs: deps.config.SCRAPER_FETCH_TIMEOUT_MS });
       } catch (err) {
         throw scrapeFetchFailure(err);
       }
