@@ -24,6 +24,24 @@ const DEFER_WHILE_ISOLATING_MS = 1_000;
 const MARK_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
+ * What every registry of the process shares: "alone" means alone in the process (`pnpm start`
+ * runs every service in one, and a crash takes all of them down together).
+ */
+interface ProcessJobs {
+  /** Jobs running beside others. */
+  shared: number;
+  /** Suspects running alone or waiting for their turn. */
+  suspects: number;
+  /** The end of the last suspect's turn: suspects take turns in arrival order. */
+  lastTurn: Promise<void>;
+  idleWaiters: Array<() => void>;
+  /** Every running BullMQ worker of the process, paused while a suspect has its turn. */
+  workers: Set<Worker>;
+}
+
+const processJobs: ProcessJobs = { shared: 0, suspects: 0, lastTurn: Promise.resolve(), idleWaiters: [], workers: new Set() };
+
+/**
  * Runs every job of a process's workers so that a process crash fails only the job that causes it
  * (issue 24: a tenant's job that crashed the worker twice also failed every other account's job
  * running beside it both times, as "stalled more than allowable limit").
@@ -38,58 +56,60 @@ const MARK_TTL_MS = 24 * 60 * 60 * 1000;
  *
  * Suspects of one process run one after another; other processes keep working and isolate their
  * own. Jobs that arrive while a process isolates (fetched just before its workers paused) are
- * delayed a moment, not run beside the suspect.
+ * delayed a moment, not run beside the suspect. The state is the process's, shared by every
+ * registry in it.
  */
 export class CrashIsolation {
-  /** Jobs of this process running beside others. */
-  private shared = 0;
-  /** Suspects in this process, running alone or waiting for their turn. */
-  private suspects = 0;
-  /** The end of the last suspect's turn: suspects take turns in arrival order. */
-  private lastTurn: Promise<void> = Promise.resolve();
-  private idleWaiters: Array<() => void> = [];
-
   constructor(
     private readonly redis: Redis,
     private readonly keyPrefix: string,
-    private readonly workers: () => Worker[],
     private readonly logger: Logger,
   ) {}
 
+  /** Registers a worker to pause while a suspect of the process runs alone. */
+  watch(worker: Worker): void {
+    processJobs.workers.add(worker);
+  }
+
+  /** A closing worker is not resumed after a suspect's turn. */
+  forget(worker: Worker): void {
+    processJobs.workers.delete(worker);
+  }
+
   /** True while the process's workers are paused for a suspect (they take no jobs meanwhile). */
   get isolating(): boolean {
-    return this.suspects > 0;
+    return processJobs.suspects > 0;
   }
 
   async run<R>(queue: string, job: Job, work: () => Promise<R>): Promise<R> {
     if (job.stalledCounter > 0) return this.runAlone(queue, job, work);
-    if (this.suspects > 0) {
+    if (processJobs.suspects > 0) {
       await job.moveToDelayed(Date.now() + DEFER_WHILE_ISOLATING_MS, job.token);
       throw new DelayedError();
     }
-    this.shared++;
+    processJobs.shared++;
     try {
       return await work();
     } finally {
-      this.shared--;
-      if (this.shared === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      processJobs.shared--;
+      if (processJobs.shared === 0) for (const wake of processJobs.idleWaiters.splice(0)) wake();
     }
   }
 
   private async runAlone<R>(queue: string, job: Job, work: () => Promise<R>): Promise<R> {
     const log = this.logger.child({ queue, jobId: job.id, stalls: job.stalledCounter });
-    this.suspects++;
-    if (this.suspects === 1) await Promise.all(this.workers().map((w) => w.pause(true)));
-    const previousTurn = this.lastTurn;
+    processJobs.suspects++;
+    if (processJobs.suspects === 1) await Promise.all([...processJobs.workers].map((w) => w.pause(true)));
+    const previousTurn = processJobs.lastTurn;
     let endTurn!: () => void;
-    this.lastTurn = new Promise((resolve) => (endTurn = resolve));
+    processJobs.lastTurn = new Promise((resolve) => (endTurn = resolve));
     const mark = `${this.keyPrefix}:crash-isolation:${queue}:${job.id}`;
     let marked = false;
     try {
       await previousTurn;
-      if (this.shared > 0) {
-        log.info('stalled job waits to run alone', { runningBeside: this.shared });
-        await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+      if (processJobs.shared > 0) {
+        log.info('stalled job waits to run alone', { runningBeside: processJobs.shared });
+        await new Promise<void>((resolve) => processJobs.idleWaiters.push(resolve));
       }
       // The mark counts runs alone that started and never ended: one found means this job's
       // process died while it ran with nothing beside it.
@@ -104,8 +124,8 @@ export class CrashIsolation {
     } finally {
       if (marked) await this.redis.del(mark).catch((e) => log.warn('could not clear the crash-isolation mark', { error: (e as Error).message }));
       endTurn();
-      this.suspects--;
-      if (this.suspects === 0) for (const w of this.workers()) w.resume();
+      processJobs.suspects--;
+      if (processJobs.suspects === 0) for (const w of processJobs.workers) void w.resume();
     }
   }
 }

@@ -50,8 +50,7 @@ export class WorkerRegistry {
   private openGuards(): { redis: Redis; isolation: CrashIsolation } {
     if (!this.guards) {
       const redis = createRedis(this.connection.redisUrl, 'worker', 'worker-guards');
-      const workers = () => (this.closing ? [] : [...this.workers.values()]);
-      this.guards = { redis, isolation: new CrashIsolation(redis, this.connection.prefix, workers, this.logger) };
+      this.guards = { redis, isolation: new CrashIsolation(redis, this.connection.prefix, this.logger) };
     }
     return this.guards;
   }
@@ -70,6 +69,7 @@ export class WorkerRegistry {
     const isolated: Processor<P, R> = (payload, job) => isolation.run(contract.name, job, () => processor(payload, job));
     const guarded: Processor<P, R> = cap ? (payload, job) => cap.run(payload, job, () => isolated(payload, job)) : isolated;
     const worker = createQueueWorker(contract, this.connection, guarded, { ...this.stallDefaults, ...workerOptions, maxStalledCount: STALLS_BACKSTOP, logger: this.logger });
+    isolation.watch(worker as unknown as Worker);
     const observe = (job: Job | undefined, outcome: string) => {
       if (job?.processedOn) jobDuration.observe({ queue: contract.name, outcome }, ((job.finishedOn ?? Date.now()) - job.processedOn) / 1000);
     };
@@ -128,6 +128,7 @@ export class WorkerRegistry {
   /** Lets running jobs finish (within the caller's deadline), then disconnects. */
   async close(): Promise<void> {
     this.closing = true;
+    for (const worker of this.workers.values()) this.guards?.isolation.forget(worker);
     const sampling = this.depthSampling;
     this.depthSampling = null;
     sampling?.stop();
