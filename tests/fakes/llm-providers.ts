@@ -22,7 +22,9 @@ export interface RecordedLlmRequest {
   body: JsonObject | undefined;
   rawBody: string;
   at: number;
-  answeredWith: number | 'hang' | 'reset';
+  answeredWith: number | 'hang' | 'reset' | 'endless';
+  /** `endless` answers: bytes of body written before the client went away. */
+  bytesSent?: number;
 }
 
 /** What a responder learns about the request besides the raw body. */
@@ -50,7 +52,11 @@ export interface ScriptedHttpReply {
   contentType?: string;
 }
 
-export type ScriptedNetworkFault = { hang: true } | { reset: true };
+/**
+ * `endless`: the head (status, default 200, JSON content type) and then a JSON body that never
+ * ends, written as fast as the client reads, until it goes away (a tenant's base URL can do this).
+ */
+export type ScriptedNetworkFault = { hang: true } | { reset: true } | { endless: true; status?: number };
 
 export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded';
 
@@ -214,6 +220,22 @@ function sendJson(ex: Exchange, status: number, body: unknown, headers: Record<s
   ex.res.end(JSON.stringify(body));
 }
 
+/** Writes `{"choices":[{"message":{"content":"xxxx…` without end, keeping up with the client. */
+function sendEndlessJson(ex: Exchange, status: number): void {
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  ex.record.bytesSent = 0;
+  ex.res.writeHead(status, { 'content-type': 'application/json' });
+  ex.res.write('{"choices":[{"message":{"content":"');
+  const pump = () => {
+    while (!ex.res.destroyed) {
+      ex.record.bytesSent! += chunk.length;
+      if (!ex.res.write(chunk)) return void ex.res.once('drain', pump);
+    }
+  };
+  ex.res.on('error', () => undefined);
+  pump();
+}
+
 interface ServerCore<S> {
   server: http.Server;
   sockets: Set<Socket>;
@@ -294,6 +316,11 @@ function playTransport(
   if ('reset' in script) {
     ex.record.answeredWith = 'reset';
     ex.req.socket.destroy();
+    return true;
+  }
+  if ('endless' in script) {
+    ex.record.answeredWith = 'endless';
+    sendEndlessJson(ex, script.status ?? 200);
     return true;
   }
   if (!('status' in script)) return false;

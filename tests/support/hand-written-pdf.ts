@@ -39,6 +39,22 @@ export function handWrittenPdf(pages: string[][]): Buffer {
   return assemblePdf(objects);
 }
 
+/**
+ * A valid PDF whose page tree lists one page object `times` times (/Count says so too): few
+ * bytes (6 a listing) claiming as many pages as it likes. pdf.js reads the one page again for
+ * every listing.
+ */
+export function pageListedManyTimesPdf(text: string, times: number): Buffer {
+  const stream = `BT /F1 11 Tf 72 760 Td (${text.replace(/[\\()]/g, (c) => `\\${c}`)}) Tj ET`;
+  const objects: string[] = [];
+  objects[1] = '<< /Type /Catalog /Pages 2 0 R >>';
+  objects[2] = `<< /Type /Pages /Kids [${'4 0 R '.repeat(times)}] /Count ${times} >>`;
+  objects[3] = HELVETICA;
+  objects[4] = `<< ${PAGE} /Contents 5 0 R >>`;
+  objects[5] = `<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}\nendstream`;
+  return assemblePdf(objects);
+}
+
 const ADLER_MOD = 65521;
 
 /** Adler-32 (the zlib trailer) of `head` followed by `unit` repeated `times` times, without building it. */

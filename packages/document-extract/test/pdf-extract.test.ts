@@ -7,7 +7,7 @@ import { DocumentError } from '../src/errors.js';
 import { extractPdf } from '../src/pdf/index.js';
 import { checkStreamBudget, PDF_LIMITS } from '../src/pdf/stream-budget.js';
 import type { ExtractOptions } from '../src/types.js';
-import { corruptFlatePdf, flateBombPdf, handWrittenPdf, selfReferencingPageTreePdf } from '../../../tests/support/hand-written-pdf.js';
+import { corruptFlatePdf, flateBombPdf, handWrittenPdf, pageListedManyTimesPdf, selfReferencingPageTreePdf } from '../../../tests/support/hand-written-pdf.js';
 import { threadCpuMs } from '../../../tests/support/cpu-time.js';
 
 // The corpus lives in shared/, beside the repository; it is read in place, never copied.
@@ -130,6 +130,18 @@ describe('extractPdf: PDF bombs (decoded size and text operators are capped befo
     // Before the cap this took 27 s and 4 GB.
     expect(threadCpuMs() - started).toBeLessThan(3_000);
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(300 * 1024 * 1024);
+  });
+
+  it('refuses a page tree listing one page 100,000 times at the second listing, instead of reading it 100,000 times', async () => {
+    const claims = pageListedManyTimesPdf('The only page there is.', 100_000);
+    expect(claims.length).toBeLessThan(700 * 1024);
+    const started = threadCpuMs();
+    const error = await failure(extractPdf(claims, plain));
+    expect([error.code, error.message, error.details]).toEqual(['400-001', 'Invalid PDF file', ["the PDF's page tree lists the same page more than once (page 2 is page 1 again, of 100,000 claimed)"]]);
+    // Before: ~80 pages a second, the job's 600 s budget ran out at page ~45,000.
+    expect(threadCpuMs() - started).toBeLessThan(5_000);
+    // The same page listed once is an ordinary document.
+    expect((await extractPdf(pageListedManyTimesPdf('The only page there is.', 1), plain)).pages).toEqual(['The only page there is.']);
   });
 
   it('refuses 50 MB of text operators packed into ~160 KB', async () => {

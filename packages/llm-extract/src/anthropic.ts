@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { isBlockedAddressError } from '@gleaner/safe-fetch';
 import { BLOCKED_ADDRESS, deadlineReason, LlmError, TIMED_OUT, UNREACHABLE, isRetryableStatus, reasonForStatus, retryRefusedReason } from './llm-error.js';
+import { boundedStream, ERROR_BODY_BYTES, tooLargeReason } from './bounded-body.js';
 import { parseJsonObject } from './json-object.js';
 import { repairInstruction, TOOL_NAME, type ModelAnswer, type ModelCall } from './model-call.js';
 import { systemPrompt } from './prompt.js';
@@ -42,11 +43,19 @@ interface Stop {
   status?: number;
 }
 
+/** `res` with its body replaced (the same status and headers). */
+function withBody(res: Response, body: ReadableStream<Uint8Array> | null, headers = res.headers): Response {
+  return new Response(body, { status: res.status, statusText: res.statusText, headers });
+}
+
 /**
- * The fetch the SDK uses, wrapped with the two limits the SDK lacks. A provider asking (429/5xx
+ * The fetch the SDK uses, wrapped with the limits the SDK lacks. A provider asking (429/5xx
  * with `retry-after`) for a wait beyond the cap or the time left gets `x-should-retry: false`
  * added to its answer, so the SDK fails at once instead of sleeping; the guard refusing the
  * provider's address aborts the call, so the SDK does not retry a refusal as a connection error.
+ * Bodies are read through a byte counter, since the SDK reads them whole (`response.json()`, and
+ * `response.text()` for error answers): an answer past `maxResponseBytes` fails the call, and an
+ * error answer is cut at ERROR_BODY_BYTES (only its status is used).
  */
 function limitedFetch(call: ModelCall, stop: Stop, abort: AbortController): typeof globalThis.fetch {
   const base = call.fetch ?? globalThis.fetch;
@@ -61,14 +70,23 @@ function limitedFetch(call: ModelCall, stop: Stop, abort: AbortController): type
       }
       throw err;
     }
-    if (res.ok || !shouldRetryResponse(res.status, res.headers)) return res;
+    if (res.ok) {
+      if (!res.body) return res;
+      const tooLarge = () => {
+        stop.reason = tooLargeReason(call.maxResponseBytes);
+        abort.abort();
+      };
+      return withBody(res, boundedStream(res.body, call.maxResponseBytes, new Error(tooLargeReason(call.maxResponseBytes)), tooLarge));
+    }
+    const body = res.body && boundedStream(res.body, ERROR_BODY_BYTES, null);
+    if (!shouldRetryResponse(res.status, res.headers)) return withBody(res, body);
     const refused = refusedWaitSeconds(res.headers, { remainingMs: call.deadline.at - Date.now(), maxWaitMs: call.maxRetryWaitMs });
-    if (refused === undefined) return res;
+    if (refused === undefined) return withBody(res, body);
     stop.reason = retryRefusedReason(res.status, refused);
     stop.status = res.status;
     const headers = new Headers(res.headers);
     headers.set('x-should-retry', 'false');
-    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+    return withBody(res, body, headers);
   };
 }
 

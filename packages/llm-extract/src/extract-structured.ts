@@ -1,4 +1,5 @@
 import { callAnthropic } from './anthropic.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './bounded-body.js';
 import { LlmError, type TokenUsage } from './llm-error.js';
 import type { ModelAnswer, ModelCall } from './model-call.js';
 import { callOpenAiCompatible } from './openai-compatible.js';
@@ -34,6 +35,8 @@ export interface StructuredExtractionInput {
   deadlineMs?: number;
   /** Longest provider-requested wait (`retry-after`) before a retry that is honoured. */
   maxRetryWaitMs?: number;
+  /** Largest answer body read from the provider (default 2 MB); a longer one fails the extraction. */
+  maxResponseBytes?: number;
   /** Replaces global fetch for the provider calls, e.g. with one that refuses private addresses. */
   fetch?: typeof globalThis.fetch;
 }
@@ -55,7 +58,7 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 export const DEFAULT_DEADLINE_MS = 120_000;
-export { MAX_RETRY_WAIT_MS };
+export { MAX_RETRY_WAIT_MS, DEFAULT_MAX_RESPONSE_BYTES };
 
 const PROVIDERS: Record<LlmProviderName, (call: ModelCall) => Promise<ModelAnswer>> = {
   anthropic: callAnthropic,
@@ -75,7 +78,7 @@ function checkInput(input: StructuredExtractionInput): void {
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new LlmError('the provider base URL is not an http(s) URL');
   }
   if (input.maxRetries !== undefined && !(Number.isInteger(input.maxRetries) && input.maxRetries >= 0)) throw new LlmError('maxRetries must be a non-negative integer');
-  const positive = { maxInputTokens: input.maxInputTokens, maxOutputTokens: input.maxOutputTokens, timeoutMs: input.timeoutMs, deadlineMs: input.deadlineMs, maxRetryWaitMs: input.maxRetryWaitMs };
+  const positive = { maxInputTokens: input.maxInputTokens, maxOutputTokens: input.maxOutputTokens, timeoutMs: input.timeoutMs, deadlineMs: input.deadlineMs, maxRetryWaitMs: input.maxRetryWaitMs, maxResponseBytes: input.maxResponseBytes };
   for (const [name, value] of Object.entries(positive)) {
     if (value !== undefined && !(Number.isInteger(value) && value > 0)) throw new LlmError(`${name} must be a positive integer`);
   }
@@ -119,6 +122,7 @@ export async function extractStructured(input: StructuredExtractionInput): Promi
     maxRetries: input.maxRetries ?? DEFAULT_MAX_RETRIES,
     deadline,
     maxRetryWaitMs: input.maxRetryWaitMs ?? MAX_RETRY_WAIT_MS,
+    maxResponseBytes: input.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     fetch: input.fetch,
   };
   const call = PROVIDERS[input.provider];

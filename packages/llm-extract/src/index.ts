@@ -7,6 +7,7 @@ export {
   DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_DEADLINE_MS,
   MAX_RETRY_WAIT_MS,
+  DEFAULT_MAX_RESPONSE_BYTES,
   type LlmProviderName,
   type StructuredExtractionInput,
   type StructuredExtraction,

@@ -35,6 +35,8 @@ export interface ModelCall {
   deadline: { at: number; ms: number };
   /** Longest provider-requested wait before a retry that is honoured (see refusedWaitSeconds). */
   maxRetryWaitMs: number;
+  /** Largest answer body read; a longer one fails the call (see bounded-body.ts). */
+  maxResponseBytes: number;
   fetch?: typeof globalThis.fetch;
 }
 

@@ -1,4 +1,5 @@
 import { isBlockedAddressError } from '@gleaner/safe-fetch';
+import { readBoundedText } from './bounded-body.js';
 import { BLOCKED_ADDRESS, deadlineReason, LlmError, TIMED_OUT, UNREACHABLE, isRetryableStatus, reasonForStatus, retryRefusedReason } from './llm-error.js';
 import { parseJsonObject } from './json-object.js';
 import { repairInstruction, TOOL_NAME, type ModelAnswer, type ModelCall } from './model-call.js';
@@ -39,7 +40,7 @@ type Attempt =
   | { kind: 'no-response'; timedOut: boolean }
   | { kind: 'blocked' };
 
-/** One HTTP attempt, body read included, within the per-attempt timeout and the time left. */
+/** One HTTP attempt, body read included (up to maxResponseBytes), within the per-attempt timeout and the time left. */
 async function attempt(call: ModelCall, url: string, body: string): Promise<Attempt> {
   const doFetch = call.fetch ?? globalThis.fetch;
   const signal = AbortSignal.timeout(Math.max(1, Math.min(call.timeoutMs, call.deadline.at - Date.now())));
@@ -56,8 +57,10 @@ async function attempt(call: ModelCall, url: string, body: string): Promise<Atte
       await res.body?.cancel().catch(() => undefined);
       return { kind: 'http-error', status: res.status, headers: res.headers };
     }
-    return { kind: 'answer', text: await res.text() };
+    return { kind: 'answer', text: await readBoundedText(res, call.maxResponseBytes) };
   } catch (err) {
+    // An answer too large fails the call: the same endpoint would send it again.
+    if (err instanceof LlmError) throw err;
     if (isBlockedAddressError(err)) return { kind: 'blocked' };
     return { kind: 'no-response', timedOut: signal.aborted };
   }

@@ -177,6 +177,29 @@ describe('anthropic: provider failures and retries (SDK is the only retry layer)
   });
 });
 
+describe('anthropic: answers that never end (the SDK reads bodies whole)', () => {
+  it('stops reading at the response limit and fails the call without retrying', async () => {
+    fake.enqueue({ endless: true }, { output: { never: 'reached' } });
+    const heapBefore = process.memoryUsage().heapUsed;
+    const err = await expectLlmError(run({ maxRetries: 2, maxResponseBytes: 256 * 1024 }));
+    expect(err.reason).toBe('provider answer larger than 256 KB');
+    expect(err.retryable).toBe(false);
+    expect(fake.requests.map((r) => r.answeredWith)).toEqual(['endless']);
+    expect(fake.pending()).toBe(1);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fake.requests[0].bytesSent).toBeLessThan(16 * 1024 * 1024);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('reads an endless error answer only far enough to fail on its status, retries included', async () => {
+    fake.enqueue({ endless: true, status: 503 }, { endless: true, status: 503 });
+    const err = await expectLlmError(run({ maxRetries: 1 }));
+    expect(err.reason).toBe('provider error (HTTP 503)');
+    expect(err.retryable).toBe(true);
+    expect(fake.requests.map((r) => r.answeredWith)).toEqual(['endless', 'endless']);
+  });
+});
+
 describe('anthropic: the overall deadline and the cap on retry waits', () => {
   it('fails at once when a 429 asks for a wait beyond the cap, instead of sleeping for a day', async () => {
     fake.enqueue({ status: 429, headers: { 'retry-after': '86400' } }, { output: { never: 'reached' } });

@@ -109,6 +109,34 @@ describe('openai-compatible: failures and the single retry loop', () => {
   });
 });
 
+describe('openai-compatible: answers that never end', () => {
+  it('stops reading at the response limit and fails the call without retrying', async () => {
+    fake.enqueue({ endless: true }, { output: { never: 'reached' } });
+    const heapBefore = process.memoryUsage().heapUsed;
+    const err = await expectLlmError(run({ maxRetries: 2, maxResponseBytes: 256 * 1024 }));
+    expect(err.reason).toBe('provider answer larger than 256 KB');
+    expect(err.retryable).toBe(false);
+    expect(fake.requests.map((r) => r.answeredWith)).toEqual(['endless']);
+    expect(fake.pending()).toBe(1);
+    // The socket was closed: the server stopped writing soon after the limit (its buffers, not gigabytes).
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fake.requests[0].bytesSent).toBeLessThan(16 * 1024 * 1024);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('refuses an answer whose declared length is over the limit before reading it', async () => {
+    fake.enqueue({ status: 200, rawBody: 'x'.repeat(300 * 1024), contentType: 'application/json' });
+    const err = await expectLlmError(run({ maxResponseBytes: 256 * 1024 }));
+    expect(err.reason).toBe('provider answer larger than 256 KB');
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('reads the default 2 MB limit', async () => {
+    fake.enqueue({ endless: true });
+    expect((await expectLlmError(run())).reason).toBe('provider answer larger than 2 MB');
+  });
+});
+
 describe('openai-compatible: the overall deadline and the cap on retry waits', () => {
   it('fails at once when a 429 asks for a wait beyond the cap, instead of sleeping for a day', async () => {
     fake.enqueue({ status: 429, headers: { 'retry-after': '86400' } }, { output: { never: 'reached' } });

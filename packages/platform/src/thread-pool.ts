@@ -40,6 +40,8 @@ type HostReplyMessage = { hostReply: number; ok: true; value: unknown } | { host
 interface PendingTask {
   id: number;
   input: unknown;
+  /** Whose work it is (an account), for ThreadPoolOptions.maxThreadsPerOwner. */
+  owner?: string;
   timeoutMs: number;
   onProgress?: (p: unknown) => void;
   resolve: (v: unknown) => void;
@@ -70,6 +72,11 @@ export interface ThreadPoolOptions {
    * (the parser's OCR workers). `signal` aborts when the task that asked ends or its thread dies.
    */
   host?: (request: unknown, signal: AbortSignal) => Promise<unknown>;
+  /**
+   * Threads the tasks of one owner (see `run`) may hold at once; their other tasks wait while
+   * another owner's take the free threads. Without it, tasks are served in arrival order.
+   */
+  maxThreadsPerOwner?: number;
 }
 
 /**
@@ -123,14 +130,15 @@ export class ThreadPool {
   /**
    * Runs `input` on a free thread. `signal` lets the caller stop the task early (its own phase
    * budgets, say): a queued task is dropped, a running one's thread is terminated and replaced;
-   * either way the promise rejects with the signal's reason.
+   * either way the promise rejects with the signal's reason. `owner` (an account) counts the task
+   * against that owner's share of the threads (maxThreadsPerOwner).
    */
-  run<I, O>(input: I, timeoutMs: number, onProgress?: (p: unknown) => void, signal?: AbortSignal): Promise<O> {
+  run<I, O>(input: I, timeoutMs: number, onProgress?: (p: unknown) => void, signal?: AbortSignal, owner?: string): Promise<O> {
     if (this.closed) return Promise.reject(new Error('thread pool is closed'));
     if (this.buildError) return Promise.reject(this.buildError);
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<O>((resolve, reject) => {
-      const task: PendingTask = { id: this.nextId++, input, timeoutMs, onProgress, resolve: resolve as (v: unknown) => void, reject };
+      const task: PendingTask = { id: this.nextId++, input, owner, timeoutMs, onProgress, resolve: resolve as (v: unknown) => void, reject };
       if (signal) {
         const abort = () => this.cancel(task, signal.reason);
         signal.addEventListener('abort', abort, { once: true });
@@ -199,10 +207,17 @@ export class ThreadPool {
     return slot;
   }
 
+  /** The first queued task whose owner is below its share of the threads, taken off the queue. */
+  private nextTask(): PendingTask | undefined {
+    const max = this.options.maxThreadsPerOwner;
+    const index = max === undefined ? 0 : this.queue.findIndex((t) => t.owner === undefined || this.slots.filter((s) => s.busy?.owner === t.owner).length < max);
+    return index === -1 ? undefined : this.queue.splice(index, 1)[0];
+  }
+
   private dispatch(): void {
     for (const slot of this.slots) {
       if (slot.busy || !slot.ready) continue;
-      const task = this.queue.shift();
+      const task = this.nextTask();
       if (!task) return;
       slot.busy = task;
       slot.hostCalls = new AbortController();

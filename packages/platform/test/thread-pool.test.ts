@@ -53,6 +53,29 @@ it('drops a queued task whose signal aborts, and refuses one already aborted', a
   expect(await pool.run({ op: 'double', n: 4 }, 5_000)).toBe(8);
 });
 
+it('keeps an owner within its share of the threads: another owner\'s task takes the free one first', async () => {
+  const shared = new ThreadPool({ entry: new URL('./fixtures/echo-thread.ts', import.meta.url), size: 2, maxThreadsPerOwner: 1 });
+  try {
+    await shared.whenLoaded();
+    const stop = new AbortController();
+    const finished: string[] = [];
+    // Owner A queues a long task and two short ones, owner B one short one after them.
+    const spinning = shared.run({ op: 'spin', n: 0 }, 60_000, undefined, stop.signal, 'A').catch(() => 'stopped');
+    const a1 = shared.run({ op: 'double', n: 1 }, 5_000, undefined, undefined, 'A').then(() => finished.push('A1'));
+    const a2 = shared.run({ op: 'double', n: 2 }, 5_000, undefined, undefined, 'A').then(() => finished.push('A2'));
+    const b = shared.run({ op: 'double', n: 3 }, 5_000, undefined, undefined, 'B').then(() => finished.push('B'));
+    await b;
+    // B ran on the second thread although A's tasks came first; A's wait for A's one thread.
+    expect(finished).toEqual(['B']);
+    stop.abort(new Error('done'));
+    expect(await spinning).toBe('stopped');
+    await Promise.all([a1, a2]);
+    expect(finished).toEqual(['B', 'A1', 'A2']);
+  } finally {
+    await shared.close();
+  }
+});
+
 it("does not charge a fresh thread's loading to the budget of the task it takes first", async () => {
   // The thread spends a second loading; the task itself needs a few ms, well inside 300 ms.
   const slow = new ThreadPool({ entry: new URL('./fixtures/slow-start-thread.ts', import.meta.url), size: 1 });

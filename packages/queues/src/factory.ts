@@ -123,6 +123,8 @@ export interface QueueWorkerOptions {
   logger: Logger;
   lockDuration?: number;
   stalledInterval?: number;
+  /** Default MAX_STALLED_COUNT; the worker registry's crash isolation passes its own backstop. */
+  maxStalledCount?: number;
   settings?: WorkerOptions['settings'];
   limiter?: WorkerOptions['limiter'];
 }
@@ -156,7 +158,7 @@ export function createQueueWorker<P extends object, R>(
       // another worker. A second stall means the job itself kills workers: fail it rather than
       // let it take down one worker after another. BullMQ fails a job once its stall count
       // exceeds this number, so 1 allows exactly one recovery.
-      maxStalledCount: MAX_STALLED_COUNT,
+      maxStalledCount: options.maxStalledCount ?? MAX_STALLED_COUNT,
       stalledInterval: options.stalledInterval ?? 15_000,
       settings: options.settings,
       limiter: options.limiter,

@@ -17,14 +17,14 @@ export const DOCUMENT_MAX_BYTES = 50 * 1024 * 1024;
 
 /**
  * Downloads a document of any type with the same guards, limits and status handling as
- * `fetchPage`; the parser detects the real kind from the bytes. The total time defaults to
- * 120 s instead of 20 s: 50 MB at a modest 1 MB/s needs most of a minute.
+ * `fetchPage`; the parser detects the real kind from the bytes. The deadline defaults to 120 s
+ * instead of 20 s: 50 MB at a modest 1 MB/s needs most of a minute.
  */
 export async function fetchBinary(url: string, options: FetchBinaryOptions = {}): Promise<FetchedFile> {
   const raw = await transfer(url, options, {
     accept: '*/*',
     defaultMaxBytes: DOCUMENT_MAX_BYTES,
-    defaultTotalTimeoutMs: 120_000,
+    defaultDeadlineMs: 120_000,
   });
   return {
     finalUrl: raw.finalUrl,

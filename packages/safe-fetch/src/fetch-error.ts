@@ -3,6 +3,8 @@ export type FetchErrorKind =
   | 'blocked_address'
   | 'dns'
   | 'timeout'
+  /** The fetch's one total deadline passed (TransferOptions.deadlineMs): not retried. */
+  | 'deadline'
   | 'too_large'
   | 'unsupported_type'
   | 'http_status'

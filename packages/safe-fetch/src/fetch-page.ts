@@ -37,7 +37,7 @@ export async function fetchPage(url: string, options: FetchPageOptions = {}): Pr
   const raw = await transfer(url, options, {
     accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5',
     defaultMaxBytes: PAGE_MAX_BYTES,
-    defaultTotalTimeoutMs: 20_000,
+    defaultDeadlineMs: 20_000,
     checkHead: ({ headers }) => {
       const type = mediaTypeOf(headers['content-type']);
       if (type !== '' && !isHtmlType(type) && !isPlainTextType(type)) throw unsupported(type);

@@ -11,12 +11,16 @@ import { parseHttpUrl } from './public-url.js';
 export interface TransferOptions extends Partial<AddressPolicy> {
   /** Limit on the body after decompression, enforced while it streams. */
   maxBytes?: number;
-  /** DNS lookup, TCP connect and TLS handshake, each. Default 10 s. */
+  /** DNS lookup, TCP connect and TLS handshake, each. Default 10 s (or the deadline, if shorter). */
   connectTimeoutMs?: number;
-  /** From sending the request to the response headers. Default 15 s. */
+  /** From sending the request to the response headers. Default: only the deadline bounds it. */
   responseTimeoutMs?: number;
-  /** The whole exchange including redirects and the body. Default 20 s (documents: 120 s). */
-  totalTimeoutMs?: number;
+  /**
+   * One deadline for the whole fetch: connect, every redirect hop, headers and body together, so
+   * a target that drips its answer cannot stretch it. Default 20 s (documents: 120 s). Passing it
+   * fails with kind 'deadline', which is not retried: the same target would drip again.
+   */
+  deadlineMs?: number;
   /** Redirects followed, each hop guarded; one more fails with 'too_many_redirects'. Default 5. */
   maxRedirects?: number;
   userAgent?: string;
@@ -26,7 +30,7 @@ export interface TransferOptions extends Partial<AddressPolicy> {
 export interface TransferSpec {
   accept: string;
   defaultMaxBytes: number;
-  defaultTotalTimeoutMs: number;
+  defaultDeadlineMs: number;
   /** Called with the head of a successful answer before the body is read; throws to refuse it. */
   checkHead?: (head: { statusCode: number; headers: IncomingHttpHeaders }) => void;
 }
@@ -48,6 +52,14 @@ const ERROR_BODY_BYTES = 64 * 1024;
 function tooLarge(maxBytes: number): FetchError {
   const limit = maxBytes >= 1024 * 1024 ? `${Math.round((maxBytes / (1024 * 1024)) * 10) / 10} MB` : `${maxBytes} bytes`;
   return new FetchError('too_large', `the response is larger than ${limit}`);
+}
+
+/** 30 s, 2.5 s, 0.3 s: a deadline under a second is not "0 s". */
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+/** The deadline passed: what callers show as "target did not answer within 30 s". */
+export function deadlineError(deadlineMs: number, cause?: unknown): FetchError {
+  return new FetchError('deadline', `target did not answer within ${seconds(deadlineMs)}`, undefined, { cause });
 }
 
 function refusalFor(statusCode: number, headers: IncomingHttpHeaders, body: Buffer): FetchError | undefined {
@@ -79,15 +91,15 @@ async function readBody(stream: AsyncIterable<Buffer>, limit: number, onOverflow
 
 /**
  * One guarded GET. Every hop's addresses are checked at connection time by the filtering agents;
- * no got-level retries (BullMQ owns retries); connect/response/total timeouts; at most N
+ * no got-level retries (BullMQ owns retries); a connect timeout and one total deadline; at most N
  * redirects; and a byte limit counted on the decompressed stream, so a gzip bomb stops at the
  * limit instead of filling memory.
  */
 export async function transfer(url: string, options: TransferOptions, spec: TransferSpec): Promise<RawTransfer> {
   parseHttpUrl(url);
   const maxBytes = options.maxBytes ?? spec.defaultMaxBytes;
-  const connectMs = options.connectTimeoutMs ?? 10_000;
-  const totalMs = options.totalTimeoutMs ?? spec.defaultTotalTimeoutMs;
+  const deadlineMs = options.deadlineMs ?? spec.defaultDeadlineMs;
+  const connectMs = options.connectTimeoutMs ?? Math.min(10_000, deadlineMs);
   // got's `timeout.request` restarts with every redirect hop, so it cannot bound the transfer;
   // one abort signal covers every hop and the body. Its timer is armed once got.stream has
   // returned: building the agents may throw, and a timer left behind would hold the process.
@@ -105,7 +117,7 @@ export async function transfer(url: string, options: TransferOptions, spec: Tran
       lookup: connectMs,
       connect: connectMs,
       secureConnect: connectMs,
-      response: options.responseTimeoutMs ?? 15_000,
+      ...(options.responseTimeoutMs ? { response: options.responseTimeoutMs } : {}),
     },
     headers: {
       'user-agent': options.userAgent ?? DEFAULT_USER_AGENT,
@@ -116,7 +128,7 @@ export async function transfer(url: string, options: TransferOptions, spec: Tran
   // Errors reach us through the promise below and the body iterator; this keeps a late one
   // (after we stopped listening) from becoming an unhandled 'error' event.
   stream.on('error', () => undefined);
-  const deadlineTimer = setTimeout(() => deadline.abort(), totalMs);
+  const deadlineTimer = setTimeout(() => deadline.abort(), deadlineMs);
 
   try {
     const response = await new Promise<Response>((resolve, reject) => {
@@ -140,7 +152,7 @@ export async function transfer(url: string, options: TransferOptions, spec: Tran
     return { finalUrl: response.url, statusCode, headers, body, redirects: response.redirectUrls.map((u) => u.toString()) };
   } catch (err) {
     // Our own refusals (a status already read, too_large) stand even if the deadline passed since.
-    if (!(err instanceof FetchError) && deadline.signal.aborted) throw new FetchError('timeout', `timed out after ${totalMs} ms waiting for the whole response`, undefined, { cause: err });
+    if (!(err instanceof FetchError) && deadline.signal.aborted) throw deadlineError(deadlineMs, err);
     throw toFetchError(err);
   } finally {
     clearTimeout(deadlineTimer);

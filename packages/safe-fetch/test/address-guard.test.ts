@@ -62,7 +62,7 @@ describe('connection-time guard (guard on)', () => {
     ['https hostname resolving to loopback', 'https://localhost:9/'],
   ])('refuses %s (%s) before connecting', async (_name, url) => {
     const started = Date.now();
-    const err = await failure(fetchPage(url, { connectTimeoutMs: 300, totalTimeoutMs: 1000 }));
+    const err = await failure(fetchPage(url, { connectTimeoutMs: 300, deadlineMs: 1000 }));
     expect(err.kind).toBe('blocked_address');
     expect(err.transient).toBe(false);
     // A real connection attempt to an unroutable address would run into the 300 ms connect timeout.

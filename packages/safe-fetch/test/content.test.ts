@@ -186,7 +186,7 @@ describe('statuses and bot protection', () => {
     expect([missing.kind, missing.statusCode, missing.message, missing.transient]).toEqual(['http_status', 404, 'target answered HTTP 404', false]);
     expect((await failure(fetchPage(`${main.url}/gone`, open))).message).toBe('target answered HTTP 410');
     // The status is known before the body; a stalled error body does not turn it into a timeout.
-    expect((await failure(fetchPage(`${main.url}/missing-stalled`, { ...open, totalTimeoutMs: 300 }))).statusCode).toBe(404);
+    expect((await failure(fetchPage(`${main.url}/missing-stalled`, { ...open, deadlineMs: 300 }))).statusCode).toBe(404);
     const broken = await failure(fetchPage(`${main.url}/broken`, open));
     expect([broken.kind, broken.statusCode, broken.transient]).toEqual(['http_status', 500, true]);
   });

@@ -49,6 +49,13 @@ beforeAll(async () => {
       s.write('<p>start');
       setTimeout(() => s.end('</p>'), 3000).unref();
     },
+    // Two bytes every 200 ms, for ever: every read is quick, the whole never comes.
+    '/drip': (_q, s) => {
+      s.writeHead(200, { 'content-type': 'application/pdf' });
+      const timer = setInterval(() => s.write('..'), 200).unref();
+      s.on('close', () => clearInterval(timer));
+    },
+    '/no-headers': () => undefined,
   });
 });
 
@@ -135,29 +142,39 @@ describe('timeouts', () => {
     expect(elapsed).toBeLessThan(1200);
   });
 
-  it('fires the total timeout on a body that stalls', async () => {
+  it('ends a body that stalls at the deadline, as a failure not retried', async () => {
     const started = Date.now();
-    const err = await failure(fetchPage(`${main.url}/slow-body`, { ...open, totalTimeoutMs: 600 }));
+    const err = await failure(fetchPage(`${main.url}/slow-body`, { ...open, deadlineMs: 600 }));
     const elapsed = Date.now() - started;
-    expect(err.kind).toBe('timeout');
-    expect(err.message).toBe('timed out after 600 ms waiting for the whole response');
+    expect([err.kind, err.transient]).toEqual(['deadline', false]);
+    expect(err.message).toBe('target did not answer within 0.6 s');
     expect(elapsed).toBeGreaterThanOrEqual(580);
     expect(elapsed).toBeLessThan(1400);
   });
 
   it('holds one total deadline across slow redirect hops (it does not restart per hop)', async () => {
     const started = Date.now();
-    const err = await failure(fetchPage(`${main.url}/slow-hop?left=4`, { ...open, totalTimeoutMs: 2000 }));
+    const err = await failure(fetchPage(`${main.url}/slow-hop?left=4`, { ...open, deadlineMs: 2000 }));
     const elapsed = Date.now() - started;
-    expect([err.kind, err.transient]).toEqual(['timeout', true]);
-    expect(err.message).toBe('timed out after 2000 ms waiting for the whole response');
+    expect([err.kind, err.transient]).toEqual(['deadline', false]);
+    expect(err.message).toBe('target did not answer within 2 s');
     expect(elapsed).toBeGreaterThanOrEqual(1980);
     // The hops alone take 3.5 s: a deadline that restarted per hop would succeed after that.
     expect(elapsed).toBeLessThan(3000);
   });
 
+  it('ends a drip at the deadline (documents too): no read is slow, the whole is', async () => {
+    for (const fetching of [() => fetchBinary(`${main.url}/drip`, { ...open, deadlineMs: 1_500 }), () => fetchPage(`${main.url}/no-headers`, { ...open, deadlineMs: 1_500 })]) {
+      const started = Date.now();
+      const err = await failure(fetching());
+      expect([err.kind, err.message, err.transient]).toEqual(['deadline', 'target did not answer within 1.5 s', false]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_480);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    }
+  });
+
   it('lets the same slow redirect chain finish when the total budget allows it', async () => {
-    const page = await fetchPage(`${main.url}/slow-hop?left=1`, { ...open, totalTimeoutMs: 5000 });
+    const page = await fetchPage(`${main.url}/slow-hop?left=1`, { ...open, deadlineMs: 5000 });
     expect(page.body).toBe('<p>arrived</p>');
     expect(page.redirects).toHaveLength(2);
   });

@@ -1,6 +1,10 @@
 import { Queue, type Job, type Worker } from 'bullmq';
 import { createQueueWorker, type Processor, type QueueConnection, type QueueContract, type QueueWorkerOptions } from '@gleaner/queues';
 import { createRedis, jobDuration, onMetricsScrape, queueDepth, QUEUE_DEPTH_STATES, type Logger } from '@gleaner/platform';
+import { AccountJobCap, type AccountCapOptions } from './account-job-cap.js';
+import { CRASHED_WHILE_ALONE, CrashIsolation, STALLS_BACKSTOP } from './crash-isolation.js';
+
+type Redis = ReturnType<typeof createRedis>;
 
 /**
  * Why a job failed for good: its attempts ran out, its processor threw an unrecoverable error, or
@@ -8,16 +12,18 @@ import { createRedis, jobDuration, onMetricsScrape, queueDepth, QUEUE_DEPTH_STAT
  */
 export type FailedForGoodCause = 'attempts' | 'unrecoverable' | 'stalled';
 
-export interface RegisterOptions extends Omit<QueueWorkerOptions, 'logger'> {
+export interface RegisterOptions extends Omit<QueueWorkerOptions, 'logger' | 'maxStalledCount'> {
   /** Runs when a job has failed for good by any route, including too many stalls (a job that kills its workers). */
   onFailedForGood?: (job: Job, error: Error, cause: FailedForGoodCause) => Promise<void>;
+  /** Fair sharing: at most `max` running jobs per account over every process (see AccountJobCap). */
+  accountCap?: AccountCapOptions;
 }
 
 /** BullMQ's reason for a job failed by the stalled-job check. */
 const STALLED_TOO_OFTEN = /stalled more than allowable limit/i;
 
 function failedForGoodCause(job: Job, err: Error): FailedForGoodCause | null {
-  if (STALLED_TOO_OFTEN.test(err.message)) return 'stalled';
+  if (STALLED_TOO_OFTEN.test(err.message) || err.message === CRASHED_WHILE_ALONE) return 'stalled';
   if (err.name === 'UnrecoverableError') return 'unrecoverable';
   if (job.attemptsMade >= (job.opts.attempts ?? 1)) return 'attempts';
   return null;
@@ -31,6 +37,8 @@ export class WorkerRegistry {
   private readonly workers = new Map<string, Worker>();
   private depthSampling: { queues: Queue[]; client: ReturnType<typeof createRedis>; stop: () => void } | null = null;
   private closing = false;
+  /** Crash isolation and account caps keep their state here (opened by the first registration). */
+  private guards: { redis: Redis; isolation: CrashIsolation } | null = null;
 
   constructor(
     private readonly connection: QueueConnection,
@@ -39,9 +47,29 @@ export class WorkerRegistry {
     private readonly stallDefaults: { lockDuration?: number; stalledInterval?: number } = {},
   ) {}
 
+  private openGuards(): { redis: Redis; isolation: CrashIsolation } {
+    if (!this.guards) {
+      const redis = createRedis(this.connection.redisUrl, 'worker', 'worker-guards');
+      this.guards = { redis, isolation: new CrashIsolation(redis, this.connection.prefix, this.logger) };
+    }
+    return this.guards;
+  }
+
+  /**
+   * Every job runs under crash isolation (a job found stalled runs alone, so only the job that
+   * crashes workers fails) and, with `accountCap`, within its account's share of running jobs.
+   */
   register<P extends object, R>(contract: QueueContract<P, R>, processor: Processor<P, R>, options: RegisterOptions): Worker<P, R> {
     if (this.workers.has(contract.name)) throw new Error(`queue ${contract.name} already has a handler`);
-    const worker = createQueueWorker(contract, this.connection, processor, { ...this.stallDefaults, ...options, logger: this.logger });
+    const { redis, isolation } = this.openGuards();
+    const { accountCap, ...workerOptions } = options;
+    const cap = accountCap
+      ? new AccountJobCap(redis, this.connection.prefix, { max: accountCap.max, group: accountCap.group ?? contract.name, accountOf: accountCap.accountOf }, this.stallDefaults.lockDuration ?? 30_000, this.logger)
+      : null;
+    const isolated: Processor<P, R> = (payload, job) => isolation.run(contract.name, job, () => processor(payload, job));
+    const guarded: Processor<P, R> = cap ? (payload, job) => cap.run(payload, job, () => isolated(payload, job)) : isolated;
+    const worker = createQueueWorker(contract, this.connection, guarded, { ...this.stallDefaults, ...workerOptions, maxStalledCount: STALLS_BACKSTOP, logger: this.logger });
+    isolation.watch(worker as unknown as Worker);
     const observe = (job: Job | undefined, outcome: string) => {
       if (job?.processedOn) jobDuration.observe({ queue: contract.name, outcome }, ((job.finishedOn ?? Date.now()) - job.processedOn) / 1000);
     };
@@ -67,7 +95,8 @@ export class WorkerRegistry {
    * reports running while it drains its active jobs, but it takes no new ones.
    */
   isRunning(): boolean {
-    return !this.closing && [...this.workers.values()].every((w) => w.isRunning());
+    // Workers paused while a stalled job runs alone may have stopped their loops: still in service.
+    return !this.closing && (this.guards?.isolation.isolating || [...this.workers.values()].every((w) => w.isRunning()));
   }
 
   get queueNames(): string[] {
@@ -99,10 +128,12 @@ export class WorkerRegistry {
   /** Lets running jobs finish (within the caller's deadline), then disconnects. */
   async close(): Promise<void> {
     this.closing = true;
+    for (const worker of this.workers.values()) this.guards?.isolation.forget(worker);
     const sampling = this.depthSampling;
     this.depthSampling = null;
     sampling?.stop();
     await Promise.all([...this.workers.values()].map((w) => w.close()));
+    this.guards?.redis.disconnect();
     if (sampling) {
       await Promise.all(sampling.queues.map((q) => q.close().catch(() => undefined)));
       sampling.client.disconnect();

@@ -8,8 +8,12 @@ export interface ParserWorkerConfig extends CommonConfig, DocumentStoreConfig {
   PARSER_CONCURRENCY: number;
   /** tesseract.js workers of the process's one OCR pool, shared by all jobs (60 MB each idle, 120-130 MB once it has read an A4 page at 300 DPI). */
   PARSER_OCR_WORKERS: number;
+  /** One deadline for downloading a document: connect, redirects, headers and body together (not retried). */
+  PARSER_DOWNLOAD_TIMEOUT_MS: number;
   /** Time budget of one document (download excluded). */
   PARSER_JOB_BUDGET_MS: number;
+  /** Running jobs one account may hold over every process of this service; unset: half of the concurrency, 0: no cap. */
+  ACCOUNT_MAX_CONCURRENT_JOBS?: number;
   HEALTH_PORT: number;
   /** How often stored uploads past their lifetime are looked for (one worker of the deployment sweeps). */
   DOCUMENT_STORE_SWEEP_INTERVAL_MS: number;
@@ -21,7 +25,9 @@ export const parserWorkerEnvSchema = Joi.object({
   DOCUMENT_STORE_SWEEP_INTERVAL_MS: Joi.number().integer().min(1_000).default(3600_000),
   PARSER_CONCURRENCY: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   PARSER_OCR_WORKERS: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
+  PARSER_DOWNLOAD_TIMEOUT_MS: Joi.number().integer().min(100).max(3_600_000).default(120_000),
   PARSER_JOB_BUDGET_MS: Joi.number().integer().min(1_000).default(10 * 60_000),
+  ACCOUNT_MAX_CONCURRENT_JOBS: Joi.number().integer().min(0).max(10_000),
   HEALTH_PORT: Joi.number().port().default(0),
 });
 

@@ -4,7 +4,7 @@ import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store
 import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, type Logger } from '@gleaner/platform';
 import { parseQueue, QueueProducer, webhookQueue } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
-import { recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
+import { accountCapFrom, recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
 import type { ParserWorkerConfig } from './config.js';
 import { createParsePool, ocrShare } from './parse-pool.js';
 import { createParseProcessor } from './processors/parse.js';
@@ -51,9 +51,10 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(
     parseQueue,
-    createParseProcessor({ jobs, records: stores.records, parsePool, ocrParallelism: ocrShare(ocr.parallelism, config.PARSER_CONCURRENCY), allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, documents, budgetMs: config.PARSER_JOB_BUDGET_MS, logger }),
+    createParseProcessor({ jobs, records: stores.records, parsePool, ocrParallelism: ocrShare(ocr.parallelism, config.PARSER_CONCURRENCY), allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, documents, budgetMs: config.PARSER_JOB_BUDGET_MS, downloadDeadlineMs: config.PARSER_DOWNLOAD_TIMEOUT_MS, logger }),
     {
       concurrency: config.PARSER_CONCURRENCY,
+      accountCap: accountCapFrom(config.ACCOUNT_MAX_CONCURRENT_JOBS, config.PARSER_CONCURRENCY),
       onFailedForGood: (job) => recordFailedForGood('parse', String(job.id), jobs, { code: '500-001', message: 'Processing error', details: ['processing failed repeatedly (worker crashed)'] }),
     },
   );

@@ -1,7 +1,7 @@
 import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, ThreadPool, type Logger } from '@gleaner/platform';
 import { QueueProducer, scrapeQueue, scrapeV1Queue, webhookQueue } from '@gleaner/queues';
 import { createStores, type RecordError } from '@gleaner/store';
-import { recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
+import { accountCapFrom, recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
 import type { ScraperWorkerConfig } from './config.js';
 import { createScrapeProcessor } from './processors/scrape.js';
 import { createScrapeV1Processor } from './processors/scrape-v1.js';
@@ -31,7 +31,17 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
     includeTraces: config.NODE_ENV === 'development',
     unexpectedError: (err) => ({ code: 'E008', message: `processing failed: ${err.message}` }),
   };
-  const extractPool = new ThreadPool({ entry: new URL('./extract-thread.ts', import.meta.url), size: config.SCRAPER_EXTRACT_THREADS, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
+  // Both families count against one share per account: they use the same slots and threads.
+  const accountCap = accountCapFrom(config.ACCOUNT_MAX_CONCURRENT_JOBS, config.SCRAPER_CONCURRENCY, 'scraper');
+  // Under a cap below the concurrency an account may also hold only half of the extraction
+  // threads: four 9 MB pages of one account would otherwise keep every thread busy while another
+  // account's small page waits behind them in the pool's queue (issue 24: 77 s).
+  const extractPool = new ThreadPool({
+    entry: new URL('./extract-thread.ts', import.meta.url),
+    size: config.SCRAPER_EXTRACT_THREADS,
+    resourceLimits: { maxOldGenerationSizeMb: 1024 },
+    ...(accountCap && accountCap.max < config.SCRAPER_CONCURRENCY ? { maxThreadsPerOwner: Math.max(1, Math.floor(config.SCRAPER_EXTRACT_THREADS / 2)) } : {}),
+  });
   // Jobs are taken only once extraction can run: a fresh thread loads jsdom for seconds, and a
   // job taken meanwhile would wait while another worker sits idle.
   await extractPool.whenLoaded();
@@ -40,10 +50,12 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(scrapeQueue, createScrapeProcessor(deps), {
     concurrency: config.SCRAPER_CONCURRENCY,
+    accountCap,
     onFailedForGood: (job) => recordFailedForGood('scrape', String(job.id), jobs, STALLED.scrape),
   });
   registry.register(scrapeV1Queue, createScrapeV1Processor(deps), {
     concurrency: config.SCRAPER_CONCURRENCY,
+    accountCap,
     onFailedForGood: (job) => recordFailedForGood('scrape-v1', String(job.id), jobs, STALLED['scrape-v1']),
   });
   await registry.waitUntilReady();

@@ -45,6 +45,10 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
     // The stream budget counts each stream once; one stream drawn by many pages (or a form drawn
     // many times) is only seen here, as the text pdf.js actually produced.
     let textItems = 0;
+    // Page number by page object. A page object has one parent, so a page tree listing one twice
+    // is built to claim pages that are not there: 600 KB listing one page 100,000 times kept a
+    // parse thread busy until the job's 600 s budget ran out (issue 24). Refused at the repeat.
+    const pageOfObject = new Map<string, number>();
 
     for (let n = 1; n <= total; n++) {
       if (opts.signal?.aborted) throw aborted();
@@ -57,6 +61,13 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
       }
       const fetched = await fetches.get(n)!;
       fetches.delete(n);
+      const object = `${fetched.page.ref?.num} ${fetched.page.ref?.gen} R`;
+      const first = fetched.page.ref ? pageOfObject.get(object) : undefined;
+      if (first !== undefined) {
+        fetched.page.cleanup();
+        throw new DocumentError('400-001', 'Invalid PDF file', [`the PDF's page tree lists the same page more than once (page ${n} is page ${first} again, of ${total.toLocaleString('en-US')} claimed)`]);
+      }
+      pageOfObject.set(object, n);
       textItems += fetched.textItems;
       if (textItems > PDF_LIMITS.documentTextOperators) {
         fetched.page.cleanup();

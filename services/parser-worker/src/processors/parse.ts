@@ -21,6 +21,8 @@ export interface ParseProcessorDeps {
   /** Where uploaded documents wait (jobs with `upload` instead of `url`). */
   documents: DocumentStore;
   budgetMs: number;
+  /** PARSER_DOWNLOAD_TIMEOUT_MS: the whole download's deadline. */
+  downloadDeadlineMs: number;
   logger: Logger;
 }
 
@@ -84,7 +86,7 @@ export function createParseProcessor(deps: ParseProcessorDeps) {
         bytes = await readUpload(deps.documents, payload.upload.key);
       } else {
         try {
-          bytes = (await fetchBinary(payload.url!, { maxBytes: PARSE_MAX_BYTES, allowPrivateNetworks: deps.allowPrivateNetworks })).bytes;
+          bytes = (await fetchBinary(payload.url!, { maxBytes: PARSE_MAX_BYTES, allowPrivateNetworks: deps.allowPrivateNetworks, deadlineMs: deps.downloadDeadlineMs })).bytes;
         } catch (err) {
           throw downloadFailure(err);
         }

@@ -27,7 +27,7 @@ function threadFailure(err: unknown): JobFailure {
  * failure (500); the selector is the caller's, and overrunning SCRAPER_V1_SELECTOR_BUDGET_MS is
  * a bad request (400). Either overrun terminates the thread.
  */
-async function selectInThread(deps: ScrapeProcessorDeps, task: Extract<ExtractTask, { task: 'select' }>): Promise<{ html: string; text: string }> {
+async function selectInThread(deps: ScrapeProcessorDeps, task: Extract<ExtractTask, { task: 'select' }>, accountId: string): Promise<{ html: string; text: string }> {
   const parseMs = deps.config.SCRAPER_EXTRACT_BUDGET_MS;
   const selectorMs = deps.config.SCRAPER_V1_SELECTOR_BUDGET_MS;
   const overrun = new AbortController();
@@ -42,7 +42,7 @@ async function selectInThread(deps: ScrapeProcessorDeps, task: Extract<ExtractTa
   };
   try {
     // The pool's own budget only backs up the phase timers (a thread that never reports).
-    return await deps.extractPool.run<ExtractTask, { html: string; text: string }>(task, parseMs + selectorMs + 5_000, onProgress, overrun.signal);
+    return await deps.extractPool.run<ExtractTask, { html: string; text: string }>(task, parseMs + selectorMs + 5_000, onProgress, overrun.signal, accountId);
   } catch (err) {
     throw threadFailure(err);
   } finally {
@@ -50,9 +50,9 @@ async function selectInThread(deps: ScrapeProcessorDeps, task: Extract<ExtractTa
   }
 }
 
-async function extractInThread(deps: ScrapeProcessorDeps, task: Extract<ExtractTask, { task: 'page' }>): Promise<PageExtraction> {
+async function extractInThread(deps: ScrapeProcessorDeps, task: Extract<ExtractTask, { task: 'page' }>, accountId: string): Promise<PageExtraction> {
   try {
-    return await deps.extractPool.run<ExtractTask, PageExtraction>(task, task.budgetMs + 1_000);
+    return await deps.extractPool.run<ExtractTask, PageExtraction>(task, task.budgetMs + 1_000, undefined, undefined, accountId);
   } catch (err) {
     throw threadFailure(err);
   }
@@ -65,16 +65,16 @@ export function createScrapeV1Processor(deps: ScrapeProcessorDeps) {
     runRecordedJob('scrape-v1', job, payload.requestId, deps.jobs, async () => {
       let page: FetchedPage;
       try {
-        page = await fetchPage(payload.url, { maxBytes: SCRAPE_V1_MAX_BYTES, allowPrivateNetworks: deps.config.GLEANER_ALLOW_PRIVATE_NETWORKS });
+        page = await fetchPage(payload.url, { maxBytes: SCRAPE_V1_MAX_BYTES, allowPrivateNetworks: deps.config.GLEANER_ALLOW_PRIVATE_NETWORKS, deadlineMs: deps.config.SCRAPER_FETCH_TIMEOUT_MS });
       } catch (err) {
         throw v1FetchFailure(err);
       }
       if (!payload.useLlm) {
-        const selected = await selectInThread(deps, { task: 'select', html: page.body, url: page.finalUrl, selector: payload.selector });
+        const selected = await selectInThread(deps, { task: 'select', html: page.body, url: page.finalUrl, selector: payload.selector }, payload.accountId);
         const result: ScrapeV1Result = { scraped_content: { html: selected.html, text: selected.text } };
         return { result };
       }
-      const extracted = await extractInThread(deps, { task: 'page', html: page.body, url: page.finalUrl, markdown: true, budgetMs });
+      const extracted = await extractInThread(deps, { task: 'page', html: page.body, url: page.finalUrl, markdown: true, budgetMs }, payload.accountId);
       const run = await runLlm(
         deps,
         {

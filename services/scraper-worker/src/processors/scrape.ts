@@ -13,13 +13,14 @@ import { runLlm } from './llm.js';
 /** SPEC: the current scraper reads pages up to 10 MB (after decompression). */
 export const SCRAPE_MAX_BYTES = 10 * 1024 * 1024;
 
-async function extract(deps: ScrapeProcessorDeps, page: FetchedPage, markdown: boolean): Promise<PageExtraction> {
+/** `accountId`: the extraction counts against the account's share of the threads. */
+async function extract(deps: ScrapeProcessorDeps, page: FetchedPage, markdown: boolean, accountId: string): Promise<PageExtraction> {
   if (page.kind === 'text') {
     return { title: '', text: page.body, ...(markdown ? { markdown: page.body } : {}), meta: { title: '', description: '' }, links: [], images: [], contentSource: 'fallback' };
   }
   const budgetMs = deps.config.SCRAPER_EXTRACT_BUDGET_MS;
   try {
-    return await deps.extractPool.run<ExtractTask, PageExtraction>({ task: 'page', html: page.body, url: page.finalUrl, markdown, budgetMs }, budgetMs + 1_000);
+    return await deps.extractPool.run<ExtractTask, PageExtraction>({ task: 'page', html: page.body, url: page.finalUrl, markdown, budgetMs }, budgetMs + 1_000, undefined, undefined, accountId);
   } catch (err) {
     if (overBudget(err)) throw new JobFailure('E008', `content extraction exceeded its ${seconds(budgetMs)} budget`, false);
     throw new JobFailure('E008', `content extraction failed: ${(err as Error).message}`, false);
@@ -32,12 +33,12 @@ export function createScrapeProcessor(deps: ScrapeProcessorDeps) {
     runRecordedJob('scrape', job, payload.requestId, deps.jobs, async () => {
       let page: FetchedPage;
       try {
-        page = await fetchPage(payload.url, { maxBytes: SCRAPE_MAX_BYTES, allowPrivateNetworks: deps.config.GLEANER_ALLOW_PRIVATE_NETWORKS });
+        page = await fetchPage(payload.url, { maxBytes: SCRAPE_MAX_BYTES, allowPrivateNetworks: deps.config.GLEANER_ALLOW_PRIVATE_NETWORKS, deadlineMs: deps.config.SCRAPER_FETCH_TIMEOUT_MS });
       } catch (err) {
         throw scrapeFetchFailure(err);
       }
       const needMarkdown = payload.outputType === 'markdown' || payload.useLlm;
-      const extracted = await extract(deps, page, needMarkdown);
+      const extracted = await extract(deps, page, needMarkdown, payload.accountId);
       const result: ScrapeResult = {
         text: extracted.text,
         ...(needMarkdown ? { markdown: extracted.markdown ?? '' } : {}),
