@@ -93,13 +93,13 @@ it('fails a request whose job killed two workers: the status endpoint shows it f
     await next.waitFor(/ready/);
   }
 
-  // The third worker finds the job stalled a second time (WORKER_LOCK_DURATION_MS after the kill)
-  // and fails it without running it again.
+  // The second worker found the job stalled and ran it alone (crash isolation); the third finds it
+  // stalled again, marked as having run alone, and fails it as the crasher without running it again.
   const final = await waitFor(status, (s) => s.status !== 'processing', 30_000);
   expect(final).toEqual({ request_id: id, url: `${pages.url}/hang`, status: 'failed', timestamp: expect.any(Number), error: 'E008: processing failed repeatedly (worker crashed)' });
   expect(pages.hits['/hang']).toBe(2);
   expect(live()).toHaveLength(1);
-  expect(live()[0].output()).toMatch(/job stalled more than allowable limit/);
+  expect(live()[0].output()).toMatch(/crashed its worker while running alone/);
 
   const after = await fetch(`${baseUrl}/web-scrapper/`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ url: `${pages.url}/article` }) });
   // A worker that has just started may take longer than the 3 s window on a loaded machine (its
