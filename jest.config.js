@@ -33,6 +33,9 @@ export default {
   transformIgnorePatterns: [`(?<!\\.pnpm/entities@9[^/]*)/node_modules/(?!(\\.pnpm/)?(${ESM_REQUIRED_BY_CJS.join('|')}))`],
   testMatch: ['<rootDir>/packages/*/test/**/*.test.ts', '<rootDir>/services/*/test/**/*.test.ts', '<rootDir>/tests/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/'],
+  // The suite's own redis-server, unless GLEANER_TEST_REDIS_URL names one (tests/support/redis.ts).
+  globalSetup: '<rootDir>/tests/support/suite-redis-setup.mjs',
+  globalTeardown: '<rootDir>/tests/support/suite-redis-teardown.mjs',
   testTimeout: 60000,
   maxWorkers: 2,
 };
