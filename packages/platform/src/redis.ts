@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from './logger.js';
 
 /**
  * HTTP producers must fail fast when Redis is away (the gateway answers 503 at once rather than
@@ -39,12 +40,71 @@ export function redisConnectionOptions(url: string, role: RedisRole, connectionN
   };
 }
 
-export function createRedis(url: string, role: RedisRole, connectionName?: string): Redis {
+/**
+ * A client that reconnects by itself. Given a logger, a lost connection is logged as an outage
+ * (`reportRedisError`); otherwise errors are reported through readiness and the callers' own
+ * failures. Either way the 'error' event has a listener: unhandled, it would crash the process
+ * on every reconnect attempt.
+ */
+export function createRedis(url: string, role: RedisRole, connectionName?: string, logger?: Logger): Redis {
   const client = new Redis(url, { ...redisOptions(role), connectionName });
-  // Errors are reported through readiness and the callers' own failures; an unhandled
-  // 'error' event would otherwise crash the process on every reconnect attempt.
-  client.on('error', () => undefined);
+  client.on('error', logger ? (err: Error) => reportRedisError(url, err, logger) : () => undefined);
   return client;
+}
+
+/** Errors of a connection that is down or refused, which reconnecting ends; not errors of a command. */
+const CONNECTION_ERROR = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE)\b|Connection is closed|Stream isn't writeable|^LOADING\b/;
+
+export function isRedisConnectionError(err: Error): boolean {
+  return CONNECTION_ERROR.test(err.message);
+}
+
+/** A Redis URL fit for a log line: its password replaced. */
+export function redisUrlForLogs(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.href;
+  } catch {
+    return '(invalid Redis URL)';
+  }
+}
+
+/** Outages in progress in this process, by Redis URL: every client and worker of the process shares one. */
+const outages = new Map<string, { since: number; errors: number; probe: Redis }>();
+
+/**
+ * Logs a lost Redis connection once per outage, not once per reconnect attempt: ioredis and each
+ * BullMQ worker report every failed attempt (134 lines in 25 s under `pnpm start`). The first
+ * connection error logs "cannot reach Redis"; a probe client then waits for Redis to answer and
+ * logs that it is back. Errors that are not about the connection are logged as they come.
+ * Returns false for those, so callers may log them their own way.
+ */
+export function reportRedisError(url: string, err: Error, logger: Logger): boolean {
+  if (!isRedisConnectionError(err)) return false;
+  const outage = outages.get(url);
+  if (outage) {
+    outage.errors++;
+    return true;
+  }
+  const where = redisUrlForLogs(url);
+  logger.error(`cannot reach Redis at ${where}: ${err.message}; retrying until it answers (set REDIS_URL to use another Redis)`);
+  const probe = new Redis(url, { lazyConnect: false, connectTimeout: 5_000, maxRetriesPerRequest: null, retryStrategy: () => 1_000, connectionName: 'outage-probe' });
+  probe.on('error', () => undefined);
+  const started = { since: Date.now(), errors: 0, probe };
+  outages.set(url, started);
+  probe.once('ready', () => {
+    outages.delete(url);
+    probe.disconnect();
+    logger.info(`Redis at ${where} answers again after ${Math.round((Date.now() - started.since) / 1000)} s (${started.errors} more connection errors not logged)`);
+  });
+  return true;
+}
+
+/** Stops watching outages (their probes would keep the process alive); for shutdown and tests. */
+export function stopRedisOutageProbes(): void {
+  for (const { probe } of outages.values()) probe.disconnect();
+  outages.clear();
 }
 
 /** Resolves once the client is ready, or rejects after `timeoutMs`. */
