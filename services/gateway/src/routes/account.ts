@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { PRIVATE_ADDRESS_REFUSED } from '@gleaner/safe-fetch';
 import { LLM_PROVIDERS, LlmKeyError, SUBSCRIPTION_FAMILIES, SubscriptionError, type Family, type LlmProvider } from '@gleaner/store';
 import type { GatewayDeps } from '../deps.js';
 import { ApiError } from '../errors/index.js';
@@ -50,7 +51,7 @@ export function accountRouter(deps: GatewayDeps): Router {
       // the operator allows private networks (operators register LAN servers with the command line).
       if (body.base_url !== undefined) {
         const problem = await checkUrl(body.base_url, { allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, requireHttps: false });
-        if (problem === 'not_public') throw new ApiError('E009', 'base_url resolves to a private or reserved address');
+        if (problem === 'not_public') throw new ApiError('E009', `base_url ${PRIVATE_ADDRESS_REFUSED}`);
       }
       try {
         const summary = await stores.llmKeys.add(accountIdOf(res), {
