@@ -71,14 +71,14 @@ export function redisUrlForLogs(url: string): string {
 }
 
 /** Outages in progress in this process, by Redis URL: every client and worker of the process shares one. */
-const outages = new Map<string, { since: number; errors: number; probe: Redis }>();
+const outages = new Map<string, { since: number; errors: number }>();
 
 /**
  * Logs a lost Redis connection once per outage, not once per reconnect attempt: ioredis and each
  * BullMQ worker report every failed attempt (134 lines in 25 s under `pnpm start`). The first
- * connection error logs "cannot reach Redis"; a probe client then waits for Redis to answer and
- * logs that it is back. Errors that are not about the connection are logged as they come.
- * Returns false for those, so callers may log them their own way.
+ * connection error logs "cannot reach Redis"; a probe then tries Redis every second and logs that
+ * it is back. Errors that are not about the connection are not handled here: false is returned,
+ * and callers log them their own way.
  */
 export function reportRedisError(url: string, err: Error, logger: Logger): boolean {
   if (!isRedisConnectionError(err)) return false;
@@ -89,22 +89,27 @@ export function reportRedisError(url: string, err: Error, logger: Logger): boole
   }
   const where = redisUrlForLogs(url);
   logger.error(`cannot reach Redis at ${where}: ${err.message}; retrying until it answers (set REDIS_URL to use another Redis)`);
-  const probe = new Redis(url, { lazyConnect: false, connectTimeout: 5_000, maxRetriesPerRequest: null, retryStrategy: () => 1_000, connectionName: 'outage-probe' });
-  probe.on('error', () => undefined);
-  const started = { since: Date.now(), errors: 0, probe };
+  const started = { since: Date.now(), errors: 0 };
   outages.set(url, started);
-  probe.once('ready', () => {
-    outages.delete(url);
-    probe.disconnect();
-    logger.info(`Redis at ${where} answers again after ${Math.round((Date.now() - started.since) / 1000)} s (${started.errors} more connection errors not logged)`);
-  });
+  // One connection per try, with no reconnection of its own, and an unref'd timer between tries:
+  // a process that is done otherwise (a test, a shutdown) is not kept alive by the probe.
+  const probe = () => {
+    const client = new Redis(url, { lazyConnect: true, connectTimeout: 5_000, retryStrategy: () => null, maxRetriesPerRequest: 0, connectionName: 'outage-probe' });
+    client.on('error', () => undefined);
+    client.connect().then(
+      () => {
+        client.disconnect();
+        outages.delete(url);
+        logger.info(`Redis at ${where} answers again after ${Math.round((Date.now() - started.since) / 1000)} s (${started.errors} more connection errors not logged)`);
+      },
+      () => {
+        client.disconnect();
+        setTimeout(probe, 1_000).unref();
+      },
+    );
+  };
+  probe();
   return true;
-}
-
-/** Stops watching outages (their probes would keep the process alive); for shutdown and tests. */
-export function stopRedisOutageProbes(): void {
-  for (const { probe } of outages.values()) probe.disconnect();
-  outages.clear();
 }
 
 /** Resolves once the client is ready, or rejects after `timeoutMs`. */
