@@ -12,12 +12,18 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DOCUMENT_TYPES, GleanerApiError, GleanerClient, GleanerJobFailedError, GleanerProtocolError, GleanerTimeoutError, type DocumentType } from '@gleaner/client';
-import { ownCodeModuleUrl } from '../packages/platform/src/own-code-module.mjs';
+import { buildFailure, ownCodeModuleUrl } from '../packages/platform/src/own-code-module.mjs';
 import { UsageError } from './cli/usage-error.js';
 
 /** A module of ours, bundled on first use and kept while its sources are unchanged (as run.mjs does). */
 async function loadOwnModule<M>(relativePath: string): Promise<M> {
-  return (await import(await ownCodeModuleUrl(new URL(relativePath, import.meta.url)))) as M;
+  let moduleUrl: string;
+  try {
+    moduleUrl = await ownCodeModuleUrl(new URL(relativePath, import.meta.url));
+  } catch (error) {
+    throw new Error(`${relativePath} could not be built: ${buildFailure(error)}`);
+  }
+  return (await import(moduleUrl)) as M;
 }
 
 /** Flags that never take a value, so `parse --markdown report.pdf` keeps the file positional. */

@@ -42,6 +42,17 @@ export async function ownCodeModuleUrl(entry, { sourceMap = false } = {}) {
   return pathToFileURL(written).href;
 }
 
+/**
+ * One line for a build that failed: esbuild's report names the file, line and problem of each
+ * error (its own message spans several lines).
+ * @param {any} error
+ * @returns {string}
+ */
+export function buildFailure(error) {
+  const errors = error?.errors?.map((e) => `${e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : ''}${e.text}`);
+  return errors?.join('; ') ?? String(error?.message ?? error).split('\n')[0];
+}
+
 /** The bundle a manifest names, when it and every file it was built from are as they were. */
 function bundleStillCurrent(manifest) {
   try {

@@ -8,7 +8,7 @@
 // 183-186 MB when the bundle always carried its source map).
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ownCodeModuleUrl } from './own-code-module.mjs';
+import { buildFailure, ownCodeModuleUrl } from './own-code-module.mjs';
 
 const [entry] = process.argv.splice(2, 1);
 if (!entry) {
@@ -28,9 +28,7 @@ try {
   // The map is built only when something will read it.
   moduleUrl = await ownCodeModuleUrl(pathToFileURL(file), { sourceMap: process.sourceMapsEnabled });
 } catch (error) {
-  // esbuild's report names the file, line and problem of each error.
-  const errors = error?.errors?.map((e) => `${e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : ''}${e.text}`);
-  process.stderr.write(`${entry} could not be built: ${errors?.join('; ') ?? error?.message ?? error}\n`);
+  process.stderr.write(`${entry} could not be built: ${buildFailure(error)}\n`);
   process.exit(1);
 }
 await import(moduleUrl);
