@@ -33,6 +33,11 @@ export default {
   transformIgnorePatterns: [`(?<!\\.pnpm/entities@9[^/]*)/node_modules/(?!(\\.pnpm/)?(${ESM_REQUIRED_BY_CJS.join('|')}))`],
   testMatch: ['<rootDir>/packages/*/test/**/*.test.ts', '<rootDir>/services/*/test/**/*.test.ts', '<rootDir>/tests/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/'],
+  // The suite's own redis-server, unless GLEANER_TEST_REDIS_URL names one (tests/support/redis.ts).
+  globalSetup: '<rootDir>/tests/support/suite-redis-setup.mjs',
+  globalTeardown: '<rootDir>/tests/support/suite-redis-teardown.mjs',
+  // Services' log lines and leptonica's messages are held back (GLEANER_TEST_LOGS=1 shows them).
+  setupFiles: ['<rootDir>/tests/support/quiet-output.ts'],
   testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -1,8 +1,12 @@
 /**
  * Operator command line (INTERFACE.md): `pnpm gleaner <command>`. Every command exits non-zero
- * with a one-line error on bad input; commands that create a secret print it as the last line.
- * `scrape` and `parse` are user commands: they talk to a gateway (a local file is uploaded to it)
- * and need neither Redis nor GLEANER_SECRET.
+ * with a one-line error on bad input (2 with the usage when no command is given); commands that
+ * create a secret print it as the last line. `scrape` and `parse` are user commands: they talk to
+ * a gateway (a local file is uploaded to it) and need neither Redis nor GLEANER_SECRET.
+ *
+ * Started bundled (run.mjs), so the bundle loads the installed packages of everything it holds:
+ * the operator commands (Redis, the stores) are a module of their own, bundled and loaded when a
+ * command needs them (`loadOwnModule`), and `--help` or a user command starts in ~0.1 s of CPU.
  */
 import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -18,11 +22,19 @@ import {
   type ParseProgress,
   type UploadedDocument,
 } from '@gleaner/client';
-import { commonEnvSchema, createRedis, loadConfig, waitForRedis, type CommonConfig } from '@gleaner/platform';
-import { AccountError, createStores, LLM_PROVIDERS, LlmKeyError, SCOPES, type LlmProvider, type Scope } from '@gleaner/store';
-import Joi from 'joi';
+import { buildFailure, ownCodeModuleUrl } from '../packages/platform/src/own-code-module.mjs';
+import { UsageError } from './cli/usage-error.js';
 
-class UsageError extends Error {}
+/** A module of ours, bundled on first use and kept while its sources are unchanged (as run.mjs does). */
+async function loadOwnModule<M>(relativePath: string): Promise<M> {
+  let moduleUrl: string;
+  try {
+    moduleUrl = await ownCodeModuleUrl(new URL(relativePath, import.meta.url));
+  } catch (error) {
+    throw new Error(`${relativePath} could not be built: ${buildFailure(error)}`);
+  }
+  return (await import(moduleUrl)) as M;
+}
 
 /** Flags that never take a value, so `parse --markdown report.pdf` keeps the file positional. */
 const BOOLEAN_FLAGS = new Set(['markdown']);
@@ -42,17 +54,14 @@ function parseArgs(argv: string[]): { positional: string[]; flags: Record<string
   return { positional, flags };
 }
 
-function required(flags: Record<string, string>, name: string): string {
-  const v = flags[name];
-  if (!v || v === 'true') throw new UsageError(`--${name} is required`);
-  return v;
-}
-
 const DEFAULT_GATEWAY_URL = 'http://127.0.0.1:8080';
 /** SPEC "Limits": parser files up to 50 MB. */
 const UPLOAD_MAX_BYTES = 50 * 1024 * 1024;
 /** Status polls of the user commands; most requests finish inside the gateway's 20 s window anyway. */
 const USER_POLL_MS = 5_000;
+
+/** The providers `llm-keys add` takes (the store's LLM_PROVIDERS; a test keeps the two equal). */
+const LLM_PROVIDER_NAMES = 'anthropic|openai-compatible';
 
 const USAGE = `usage: gleaner <command>
   accounts create <name>
@@ -60,7 +69,7 @@ const USAGE = `usage: gleaner <command>
   keys create --account <name> [--scopes scrape,parse,account]
   keys list --account <name>
   keys revoke <keyId>
-  llm-keys add --account <name> --provider ${LLM_PROVIDERS.join('|')} --key <secret> [--model <m>] [--base-url <url>] [--label <text>]
+  llm-keys add --account <name> --provider ${LLM_PROVIDER_NAMES} --key <secret> [--model <m>] [--base-url <url>] [--label <text>]
 user commands (gateway at GLEANER_URL, default ${DEFAULT_GATEWAY_URL}, key in GLEANER_API_KEY):
   scrape <url> [--markdown] [--llm <prompt>]   prints the text, the markdown, or the LLM output JSON
   parse <url-or-file> [--markdown]             a local file is uploaded to the server (at most 50 MB);
@@ -109,7 +118,18 @@ async function localDocument(file: string): Promise<UploadedDocument> {
 function gatewayClient(): GleanerClient {
   const apiKey = process.env.GLEANER_API_KEY;
   if (!apiKey) throw new UsageError('GLEANER_API_KEY is required (a key with the scrape or parse scope)');
-  return new GleanerClient({ baseUrl: process.env.GLEANER_URL || DEFAULT_GATEWAY_URL, apiKey });
+  const baseUrl = process.env.GLEANER_URL || DEFAULT_GATEWAY_URL;
+  // fetch says only "fetch failed": name the address tried and the variable that sets it.
+  const fetchOrExplain: typeof fetch = async (input, init) => {
+    try {
+      return await fetch(input, init);
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const reason = cause?.code ?? cause?.message ?? (err as Error).message;
+      throw new UsageError(`cannot reach the gateway at ${baseUrl} (${reason}): is it running? GLEANER_URL sets its address (default ${DEFAULT_GATEWAY_URL})`);
+    }
+  };
+  return new GleanerClient({ baseUrl, apiKey, fetch: fetchOrExplain });
 }
 
 /** The file's extension as the parser's type hint, when it is one the API knows. */
@@ -152,96 +172,36 @@ const OPERATOR_COMMANDS = new Set(['accounts create', 'accounts set-rate-limit',
 async function main(argv: string[]): Promise<void> {
   const { positional, flags } = parseArgs(argv);
   const [group, action, ...rest] = positional;
-  if (!group || group === 'help' || flags.help) {
+  if (group === 'help' || flags.help) {
     console.log(USAGE);
     return;
   }
+  if (!group) throw new NoCommandError();
   if (group === 'scrape' || group === 'parse') return runUserCommand(group, positional.slice(1), flags);
   // Before any connection: an unknown command is bad input, whether Redis answers or not.
   const command = `${group} ${action ?? ''}`.trim();
   if (!OPERATOR_COMMANDS.has(command)) throw new UsageError(`unknown command '${positional.join(' ')}' (run 'gleaner help' for the list)`);
-  const config = loadConfig<CommonConfig>(Joi.object(commonEnvSchema));
-  const redis = createRedis(config.REDIS_URL, 'worker', 'gleaner-cli');
-  try {
-    await waitForRedis(redis, 5_000).catch(() => {
-      throw new UsageError(`cannot reach Redis at ${config.REDIS_URL}`);
-    });
-    const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
-    const accountByName = async (name: string) => {
-      const account = await stores.accounts.getAccountByName(name);
-      if (!account) throw new UsageError(`no account named '${name}'`);
-      return account;
-    };
-    switch (command) {
-      case 'accounts create': {
-        if (!rest[0]) throw new UsageError('accounts create <name>');
-        const account = await stores.accounts.createAccount(rest[0]);
-        console.log(`account ${account.name} ${account.id}`);
-        return;
-      }
-      case 'accounts set-rate-limit': {
-        const [name, perMinute] = rest;
-        if (!name || !perMinute) throw new UsageError('accounts set-rate-limit <name> <requestsPerMinute>');
-        if (!/^\d+$/.test(perMinute)) throw new UsageError(`requestsPerMinute must be a whole number, not '${perMinute}'`);
-        const account = await stores.accounts.setRateLimit((await accountByName(name)).id, Number(perMinute));
-        console.log(`account ${account.name} rate limit ${account.rateLimitPerMinute}/min`);
-        return;
-      }
-      case 'keys create': {
-        const account = await accountByName(required(flags, 'account'));
-        const scopes = (flags.scopes ?? SCOPES.join(',')).split(',').map((s) => s.trim()).filter(Boolean) as Scope[];
-        const { apiKey, record } = await stores.accounts.createApiKey(account.id, scopes);
-        console.log(`key ${record.keyId} scopes ${record.scopes.join(',')}`);
-        console.log(apiKey);
-        return;
-      }
-      case 'keys list': {
-        const account = await accountByName(required(flags, 'account'));
-        for (const k of await stores.accounts.listApiKeys(account.id)) {
-          console.log(`${k.keyId}\t${k.scopes.join(',')}\t${k.revokedAt ? 'revoked' : 'active'}\t${k.preview}…`);
-        }
-        return;
-      }
-      case 'keys revoke': {
-        if (!rest[0]) throw new UsageError('keys revoke <keyId>');
-        const record = await stores.accounts.revokeApiKey(rest[0]);
-        console.log(`key ${record.keyId} revoked`);
-        return;
-      }
-      case 'llm-keys add': {
-        const account = await accountByName(required(flags, 'account'));
-        const provider = required(flags, 'provider');
-        if (!(LLM_PROVIDERS as readonly string[]).includes(provider)) throw new UsageError(`--provider must be one of ${LLM_PROVIDERS.join(', ')}`);
-        const summary = await stores.llmKeys.add(account.id, {
-          provider: provider as LlmProvider,
-          secret: required(flags, 'key'),
-          model: flags.model,
-          baseUrl: flags['base-url'],
-          label: flags.label,
-        });
-        console.log(summary.id);
-        return;
-      }
-      default:
-        throw new UsageError(`unknown command '${command}'`);
-    }
-  } finally {
-    redis.disconnect();
-  }
+  const { runOperatorCommand } = await loadOwnModule<typeof import('./cli/operator-commands.js')>('./cli/operator-commands.ts');
+  await runOperatorCommand(command, rest, flags);
 }
+
+/** No command at all: the usage on stderr and exit code 2, as command-line tools do. */
+class NoCommandError extends Error {}
 
 main(process.argv.slice(2)).then(
   () => process.exit(0),
   (err) => {
+    if (err instanceof NoCommandError) {
+      console.error(USAGE);
+      process.exit(2);
+    }
     const known =
-      err instanceof UsageError ||
-      err instanceof AccountError ||
-      err instanceof LlmKeyError ||
+      // By name: the operator commands' module has its own copy of these classes.
+      ['UsageError', 'ConfigError'].includes((err as Error)?.name) ||
       err instanceof GleanerApiError ||
       err instanceof GleanerJobFailedError ||
       err instanceof GleanerTimeoutError ||
-      err instanceof GleanerProtocolError ||
-      (err as Error).name === 'ConfigError';
+      err instanceof GleanerProtocolError;
     progress.done();
     // INTERFACE.md: exactly one line on stderr, whatever went wrong.
     const message = String((err as Error)?.message ?? err).split('\n')[0];

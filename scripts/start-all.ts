@@ -1,8 +1,9 @@
 /**
  * `pnpm start`: the whole system in one process (gateway and every worker service) against the
- * Redis at REDIS_URL. Each service reads its own configuration from the same environment.
+ * Redis at REDIS_URL, or without REDIS_URL a Redis of its own for this machine when none answers
+ * at the default address. Each service reads its own configuration from the same environment.
  */
-import { announce, createLogger, exitOnBootFailure, exitOnSignals, shutdownInOrder, startHealthServer } from '@gleaner/platform';
+import { announce, createLogger, exitOnBootFailure, exitOnSignals, shutdownInOrder, startHealthServer, startLocalRedisUnlessAnswering } from '@gleaner/platform';
 import { loadGatewayConfig, startGateway } from '@gleaner/gateway';
 import { loadScraperWorkerConfig, startScraperWorker } from '@gleaner/scraper-worker';
 import { loadParserWorkerConfig, startParserWorker } from '@gleaner/parser-worker';
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   const gatewayConfig = loadGatewayConfig();
   const logger = createLogger('gleaner', gatewayConfig.LOG_LEVEL);
   const scraperConfig = loadScraperWorkerConfig();
+  const localRedis = process.env.REDIS_URL ? null : await startLocalRedisUnlessAnswering(logger);
   // HEALTH_PORT is one port: each worker service would bind it. This process serves one health and
   // metrics server for all of them instead (the metrics registry is already shared).
   const healthPort = scraperConfig.HEALTH_PORT;
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
           { name: 'health', run: () => health?.close() },
           { name: 'gateway', run: gateway.stop },
           ...workers.map((w, i) => ({ name: `worker ${i}`, run: w.stop })),
+          { name: 'redis', run: () => localRedis?.stop() },
         ],
         gatewayConfig.SHUTDOWN_DEADLINE_MS * 2,
         logger,

@@ -188,7 +188,7 @@ describe('bad input', () => {
   it('an unknown command is bad input even when Redis is unreachable; a known one says Redis cannot be reached, in one line', async () => {
     const unreachable = { ...env, REDIS_URL: 'redis://127.0.0.1:1/2' };
     await expect(gleanerCli(['keys', 'rotate'], unreachable)).rejects.toMatchObject({ code: 1, stdout: '', stderr: "error: unknown command 'keys rotate' (run 'gleaner help' for the list)\n" });
-    await expect(gleanerCli(['keys', 'list', '--account', ACCOUNT], unreachable)).rejects.toMatchObject({ code: 1, stdout: '', stderr: 'error: cannot reach Redis at redis://127.0.0.1:1/2\n' });
+    await expect(gleanerCli(['keys', 'list', '--account', ACCOUNT], unreachable)).rejects.toMatchObject({ code: 1, stdout: '', stderr: 'error: cannot reach Redis at redis://127.0.0.1:1/2: is it running? REDIS_URL sets its address (pnpm start runs one when it is unset)\n' });
   }, 60_000);
 
   it('an invalid environment is one line too', async () => {
@@ -199,14 +199,13 @@ describe('bad input', () => {
     });
   }, 30_000);
 
-  it('help and no arguments print the usage on stdout and exit 0', async () => {
-    for (const args of [['help'], []]) {
-      const { stdout, stderr } = await gleanerCli(args, env);
-      expect(stderr).toBe('');
-      expect(stdout).toMatch(/^usage: gleaner <command>\n/);
-      for (const command of ['accounts create <name>', 'accounts set-rate-limit <name> <requestsPerMinute>', 'keys create --account <name>', 'keys list --account <name>', 'keys revoke <keyId>', 'llm-keys add --account <name>']) {
-        expect(stdout).toContain(command);
-      }
+  it('help prints the usage on stdout and exits 0; no command prints it on stderr and exits 2', async () => {
+    const { stdout, stderr } = await gleanerCli(['help'], env);
+    expect(stderr).toBe('');
+    expect(stdout).toMatch(/^usage: gleaner <command>\n/);
+    for (const command of ['accounts create <name>', 'accounts set-rate-limit <name> <requestsPerMinute>', 'keys create --account <name>', 'keys list --account <name>', 'keys revoke <keyId>', 'llm-keys add --account <name>']) {
+      expect(stdout).toContain(command);
     }
+    await expect(gleanerCli([], env)).rejects.toMatchObject({ code: 2, stdout: '', stderr: stdout });
   }, 30_000);
 });

@@ -340,7 +340,7 @@ describe('LLM keys endpoints (/account/llm-keys, scope account)', () => {
     try {
       for (const base_url of ['http://127.0.0.1:11434/v1', 'http://169.254.169.254/latest', 'http://[::1]:8000/v1', 'http://10.0.0.7/v1']) {
         const res = await post(owner, '/account/llm-keys', { provider: 'openai-compatible', key: OWNER_OPENAI, base_url }, strict);
-        expect({ base_url, status: res.status, body: res.body }).toEqual({ base_url, status: 400, body: { error: 'E009: base_url resolves to a private or reserved address' } });
+        expect({ base_url, status: res.status, body: res.body }).toEqual({ base_url, status: 400, body: { error: 'E009: base_url resolves to a private or reserved address, which this deployment does not allow' } });
       }
     } finally {
       await strict.stop();

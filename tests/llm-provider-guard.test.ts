@@ -95,7 +95,7 @@ describe('provider connections pass the address guard when they are made', () =>
       const started = Date.now();
       const res = await scrape(id);
       expect(res.status).toBe(500);
-      expect(res.body).toMatchObject({ status: 'failed', error: 'E008: LLM processing failed: provider base URL resolves to a private or reserved address' });
+      expect(res.body).toMatchObject({ status: 'failed', error: 'E008: LLM processing failed: provider base URL resolves to a private or reserved address, which this deployment does not allow' });
       // Refused once, not retried as a connection error (the SDK would back off for seconds).
       expect(Date.now() - started).toBeLessThan(5_000);
     }

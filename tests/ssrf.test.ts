@@ -235,8 +235,8 @@ describe('refused at submit, on every surface', () => {
 
   it('says why a webhook is refused, in each family\'s format', async () => {
     const reasons: Array<[string, string]> = [
-      ['https://loopback.gleaner-test/hook', 'resolves to a private or reserved address'],
-      ['https://mixed.gleaner-test/hook', 'resolves to a private or reserved address'],
+      ['https://loopback.gleaner-test/hook', 'resolves to a private or reserved address, which this deployment does not allow'],
+      ['https://mixed.gleaner-test/hook', 'resolves to a private or reserved address, which this deployment does not allow'],
       [`http://hook-public.gleaner-test:${receiverPort}/hook`, 'must use https'],
       ['https://nowhere.gleaner-test/hook', 'could not be resolved'],
     ];
@@ -296,7 +296,7 @@ describe('refused at connection time', () => {
     const url = `http://rebind.gleaner-test:${sitePort}/page`;
     const scrape = await post('/web-scrapper/', apiKey, { url });
     expect(scrape.status).toBe(400);
-    expect(scrape.body).toMatchObject({ status: 'failed', error: 'E003: url resolves to a private or reserved address' });
+    expect(scrape.body).toMatchObject({ status: 'failed', error: 'E003: url resolves to a private or reserved address, which this deployment does not allow' });
     const v1 = await post('/v1/llm-web-scrapper', apiKey, { url, use_llm: false });
     expect(v1.status).toBe(400);
     expect(v1.body).toMatchObject({ status_code: 400, error: expect.stringMatching(/private or reserved/) });

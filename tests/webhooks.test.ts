@@ -176,8 +176,8 @@ describe('delivery', () => {
       const target = 'https://93.184.216.34/';
       const cases = [
         { hook: 'http://93.184.216.34/hook', why: 'must use https' },
-        { hook: 'https://127.0.0.1/hook', why: 'resolves to a private or reserved address' },
-        { hook: 'https://[::ffff:10.0.0.1]/hook', why: 'resolves to a private or reserved address' },
+        { hook: 'https://127.0.0.1/hook', why: 'resolves to a private or reserved address, which this deployment does not allow' },
+        { hook: 'https://[::ffff:10.0.0.1]/hook', why: 'resolves to a private or reserved address, which this deployment does not allow' },
         { hook: 'not a url', why: 'must be an absolute https URL' },
       ];
       for (const { hook, why } of cases) {

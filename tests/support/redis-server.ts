@@ -1,29 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { answersPing, freePort } from './suite-redis.mjs';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function answersPing(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('error', () => resolve(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (d) => {
-      socket.destroy();
-      resolve(d.toString().startsWith('+PONG'));
-    });
-  });
-}
+export { freePort };
 
 /**
  * A private redis-server (AOF on, so data survives a restart) that a test may stop and start

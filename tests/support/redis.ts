@@ -3,11 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 
 /**
- * Tests use their own Redis database (11 unless GLEANER_TEST_REDIS_URL says otherwise; never 13,
- * which outside acceptance checks flush) and a random key prefix per test file, and delete
- * everything under that prefix when done.
+ * Tests use the Redis jest's globalSetup gives them (tests/support/suite-redis-setup.ts: a
+ * redis-server of the suite's own, or the one GLEANER_TEST_REDIS_URL names; never database 13,
+ * which outside acceptance checks flush), a random key prefix per test file, and delete
+ * everything under that prefix when done. There is no default: a test never falls back to
+ * whatever answers on 6379.
  */
-export const TEST_REDIS_URL = process.env.GLEANER_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/11';
+export const TEST_REDIS_URL = process.env.GLEANER_TEST_REDIS_URL ?? noTestRedis();
+
+function noTestRedis(): never {
+  throw new Error('GLEANER_TEST_REDIS_URL is not set: run tests through jest (pnpm test, pnpm test:file <path>), whose globalSetup starts the suite\'s Redis');
+}
 
 export function testPrefix(name: string): string {
   return `t-${name}-${randomBytes(4).toString('hex')}`;

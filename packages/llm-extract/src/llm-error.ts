@@ -1,3 +1,5 @@
+import { PRIVATE_ADDRESS_REFUSED } from '@gleaner/safe-fetch';
+
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
@@ -52,7 +54,7 @@ export function isRetryableStatus(status: number): boolean {
 export const TIMED_OUT = 'timed out waiting for the provider';
 export const UNREACHABLE = 'could not reach the provider';
 /** The connection-time guard refused every address the provider's host resolved to. */
-export const BLOCKED_ADDRESS = 'provider base URL resolves to a private or reserved address';
+export const BLOCKED_ADDRESS = `provider base URL ${PRIVATE_ADDRESS_REFUSED}`;
 
 /** The extraction as a whole ran out of time (attempts, retry waits and the repair round together). */
 export function deadlineReason(deadlineMs: number): string {

@@ -22,16 +22,17 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** `pnpm start` loads one configuration per service in one process: the fallback is announced once. */
-let secretFallbackAnnounced = false;
-
+/**
+ * The secret of this checkout's file. Said once per machine, when the file is created (every
+ * command and service after reads it silently): a warning repeated by every operator command and
+ * at every start teaches people to skip warnings.
+ */
 function secretFromFile(file: string | undefined): string {
   const { secret, created } = localSecret(file);
-  if (!secretFallbackAnnounced) {
-    secretFallbackAnnounced = true;
+  if (created) {
     // Written before any logger exists, as a JSON line like the logs: other machines will not share this file.
     const where = file ?? 'the .gleaner/secret file of this checkout';
-    const message = `GLEANER_SECRET is not set: using the secret ${created ? 'just generated in' : 'kept in'} ${where}; set GLEANER_SECRET when services run on more than one machine`;
+    const message = `GLEANER_SECRET is not set: generated a secret in ${where}, which every process started from this checkout uses from now on (said once); set GLEANER_SECRET when services run on more than one machine`;
     process.stderr.write(`${JSON.stringify({ level: 'warn', message })}\n`);
   }
   return secret;

@@ -1,5 +1,6 @@
 export * from './config.js';
 export * from './local-secret.js';
+export * from './local-redis.js';
 export * from './logger.js';
 export * from './ids.js';
 export * from './redis.js';

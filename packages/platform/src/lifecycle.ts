@@ -52,6 +52,11 @@ export function exitOnSignals(stop: () => Promise<void>, logger: Logger): void {
   process.on('SIGINT', handler);
 }
 
+/** Something the operator must set up before a service can start (a missing program, say): no stack trace. */
+export class SetupError extends Error {
+  override name = 'SetupError';
+}
+
 /**
  * Ends a service that could not start, loudly and in one line: a JSON line on stderr like the
  * logs, naming what is wrong (an invalid configuration names every bad variable), then exit code
@@ -64,7 +69,7 @@ export function exitOnBootFailure(service: string, err: unknown): never {
     message: `${service} failed to start: ${error.message.split('\n')[0]}`,
     service,
     timestamp: new Date().toISOString(),
-    ...(error.name === 'ConfigError' ? {} : { stack: error.stack }),
+    ...(error.name === 'ConfigError' || error.name === 'SetupError' ? {} : { stack: error.stack }),
   };
   process.stderr.write(`${JSON.stringify(line)}\n`);
   process.exit(1);

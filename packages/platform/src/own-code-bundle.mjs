@@ -53,15 +53,28 @@ let building = 0;
  * @param {{ sourceMap?: boolean }} [options]
  * @returns {Promise<string>}
  */
-export async function bundleOwnCode(entry, { sourceMap = false } = {}) {
+export async function bundleOwnCode(entry, options = {}) {
+  return (await bundleOwnCodeWithInputs(entry, options)).code;
+}
+
+/**
+ * `bundleOwnCode`, and the absolute paths of the files of ours it read (for a cache to check).
+ * @param {URL} entry
+ * @param {{ sourceMap?: boolean }} [options]
+ * @returns {Promise<{ code: string, inputs: string[] }>}
+ */
+export async function bundleOwnCodeWithInputs(entry, { sourceMap = false } = {}) {
   // Loaded here only: code that imports this module but never bundles does not load esbuild.
   const esbuild = await import('esbuild');
   building++;
+  const workingDir = process.cwd();
   const built = await esbuild
     .build({
       entryPoints: [fileURLToPath(entry)],
+      absWorkingDir: workingDir,
       bundle: true,
       write: false,
+      metafile: true,
       format: 'esm',
       platform: 'node',
       target: `node${process.versions.node.split('.')[0]}`,
@@ -70,13 +83,13 @@ export async function bundleOwnCode(entry, { sourceMap = false } = {}) {
       legalComments: 'none',
       sourcemap: sourceMap ? 'inline' : false,
       // The map's paths are relative to the working directory unless given a root.
-      sourceRoot: sourceMap ? `${pathToFileURL(process.cwd()).href}/` : undefined,
+      sourceRoot: sourceMap ? `${pathToFileURL(workingDir).href}/` : undefined,
     })
     .finally(() => {
       // Otherwise it stays until the process ends; a later build starts another.
       if (--building === 0) void esbuild.stop();
     });
-  return built.outputFiles[0].text;
+  return { code: built.outputFiles[0].text, inputs: Object.keys(built.metafile.inputs).map((input) => path.resolve(workingDir, input)) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from './logger.js';
 
 /**
  * HTTP producers must fail fast when Redis is away (the gateway answers 503 at once rather than
@@ -39,12 +40,76 @@ export function redisConnectionOptions(url: string, role: RedisRole, connectionN
   };
 }
 
-export function createRedis(url: string, role: RedisRole, connectionName?: string): Redis {
+/**
+ * A client that reconnects by itself. Given a logger, a lost connection is logged as an outage
+ * (`reportRedisError`); otherwise errors are reported through readiness and the callers' own
+ * failures. Either way the 'error' event has a listener: unhandled, it would crash the process
+ * on every reconnect attempt.
+ */
+export function createRedis(url: string, role: RedisRole, connectionName?: string, logger?: Logger): Redis {
   const client = new Redis(url, { ...redisOptions(role), connectionName });
-  // Errors are reported through readiness and the callers' own failures; an unhandled
-  // 'error' event would otherwise crash the process on every reconnect attempt.
-  client.on('error', () => undefined);
+  client.on('error', logger ? (err: Error) => reportRedisError(url, err, logger) : () => undefined);
   return client;
+}
+
+/** Errors of a connection that is down or refused, which reconnecting ends; not errors of a command. */
+const CONNECTION_ERROR = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE)\b|Connection is closed|Stream isn't writeable|^LOADING\b/;
+
+export function isRedisConnectionError(err: Error): boolean {
+  return CONNECTION_ERROR.test(err.message);
+}
+
+/** A Redis URL fit for a log line: its password replaced. */
+export function redisUrlForLogs(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.href;
+  } catch {
+    return '(invalid Redis URL)';
+  }
+}
+
+/** Outages in progress in this process, by Redis URL: every client and worker of the process shares one. */
+const outages = new Map<string, { since: number; errors: number }>();
+
+/**
+ * Logs a lost Redis connection once per outage, not once per reconnect attempt: ioredis and each
+ * BullMQ worker report every failed attempt (134 lines in 25 s under `pnpm start`). The first
+ * connection error logs "cannot reach Redis"; a probe then tries Redis every second and logs that
+ * it is back. Errors that are not about the connection are not handled here: false is returned,
+ * and callers log them their own way.
+ */
+export function reportRedisError(url: string, err: Error, logger: Logger): boolean {
+  if (!isRedisConnectionError(err)) return false;
+  const outage = outages.get(url);
+  if (outage) {
+    outage.errors++;
+    return true;
+  }
+  const where = redisUrlForLogs(url);
+  logger.error(`cannot reach Redis at ${where}: ${err.message}; retrying until it answers (set REDIS_URL to use another Redis)`);
+  const started = { since: Date.now(), errors: 0 };
+  outages.set(url, started);
+  // One connection per try, with no reconnection of its own, and an unref'd timer between tries:
+  // a process that is done otherwise (a test, a shutdown) is not kept alive by the probe.
+  const probe = () => {
+    const client = new Redis(url, { lazyConnect: true, connectTimeout: 5_000, retryStrategy: () => null, maxRetriesPerRequest: 0, connectionName: 'outage-probe' });
+    client.on('error', () => undefined);
+    client.connect().then(
+      () => {
+        client.disconnect();
+        outages.delete(url);
+        logger.info(`Redis at ${where} answers again after ${Math.round((Date.now() - started.since) / 1000)} s (${started.errors} more connection errors not logged)`);
+      },
+      () => {
+        client.disconnect();
+        setTimeout(probe, 1_000).unref();
+      },
+    );
+  };
+  probe();
+  return true;
 }
 
 /** Resolves once the client is ready, or rejects after `timeoutMs`. */

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import Joi from 'joi';
 import { commonEnvSchema, loadConfig, localSecret, type CommonConfig } from '../src/index.js';
 
@@ -44,6 +44,20 @@ describe('localSecret', () => {
   });
 });
 
+/** What `run` returns and what it wrote to stderr (kept out of the test's output). */
+function withStderrCaptured<T>(run: () => T): { result: T; written: string[] } {
+  const written: string[] = [];
+  const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    return { result: run(), written };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
 describe('configuration', () => {
   const schema = Joi.object(commonEnvSchema);
 
@@ -54,10 +68,20 @@ describe('configuration', () => {
 
   it('falls back to the shared secret file when GLEANER_SECRET is unset, in production too', () => {
     const file = scratch();
-    const first = loadConfig<CommonConfig>(schema, { NODE_ENV: 'production', GLEANER_SECRET_FILE: file });
-    const second = loadConfig<CommonConfig>(schema, { NODE_ENV: 'development', GLEANER_SECRET_FILE: file });
+    const [first, second] = withStderrCaptured(() => [
+      loadConfig<CommonConfig>(schema, { NODE_ENV: 'production', GLEANER_SECRET_FILE: file }),
+      loadConfig<CommonConfig>(schema, { NODE_ENV: 'development', GLEANER_SECRET_FILE: file }),
+    ]).result;
     expect(first.GLEANER_SECRET).toBe(readFileSync(file, 'utf8').trim());
     expect(second.GLEANER_SECRET).toBe(first.GLEANER_SECRET);
+  });
+
+  it('says once, when it creates the file, that GLEANER_SECRET is not set; later loads say nothing', () => {
+    const file = scratch();
+    const first = withStderrCaptured(() => loadConfig<CommonConfig>(schema, { GLEANER_SECRET_FILE: file }));
+    expect(first.written).toEqual([expect.stringContaining(`GLEANER_SECRET is not set: generated a secret in ${file}`)]);
+    const later = withStderrCaptured(() => [1, 2].map(() => loadConfig<CommonConfig>(schema, { GLEANER_SECRET_FILE: file })));
+    expect(later.written).toEqual([]);
   });
 
   it('still refuses a GLEANER_SECRET that is too short', () => {

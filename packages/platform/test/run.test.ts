@@ -1,5 +1,8 @@
 import { expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const RUN = fileURLToPath(new URL('../src/run.mjs', import.meta.url));
@@ -37,3 +40,31 @@ it('fails with one line naming the file, line and problem of a program that cann
   const bare = run([]);
   expect({ status: bare.status, stderr: bare.stderr }).toEqual({ status: 2, stderr: 'usage: node packages/platform/src/run.mjs <entry.ts> [arguments...]\n' });
 }, 40_000);
+
+it('reuses the bundle while the files it was built from are unchanged, and rebuilds after an edit', () => {
+  // A program of its own, in a scratch folder inside this package so that it resolves like ours.
+  const dir = mkdtempSync(path.join(fileURLToPath(new URL('./fixtures/', import.meta.url)), 'cached-'));
+  const entry = path.join(dir, 'main.ts');
+  // A build writes the entry's manifest (what it was built from) beside the bundle; a reuse does not.
+  const manifests = path.join(os.tmpdir(), `gleaner-run-${process.getuid?.() ?? 'user'}`);
+  const manifestWrites = () => readdirSync(manifests).filter((f) => /^main-[0-9a-f]{16}\.json$/.test(f)).map((f) => `${f}@${statSync(path.join(manifests, f)).mtimeMs}`).join();
+  try {
+    writeFileSync(entry, "import { word } from './word.js';\nconsole.log(word);\n");
+    writeFileSync(path.join(dir, 'word.ts'), "export const word: string = 'first';\n");
+    let seen = existsSync(manifests) ? manifestWrites() : '';
+    const runIt = () => {
+      const child = run([entry]);
+      const now = manifestWrites();
+      const built = now !== seen;
+      seen = now;
+      return { out: child.stdout.trim(), status: child.status, built };
+    };
+    expect(runIt()).toEqual({ out: 'first', status: 0, built: true });
+    expect(runIt()).toEqual({ out: 'first', status: 0, built: false });
+    writeFileSync(path.join(dir, 'word.ts'), "export const word: string = 'second';\n");
+    expect(runIt()).toEqual({ out: 'second', status: 0, built: true });
+    expect(runIt()).toEqual({ out: 'second', status: 0, built: false });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);

@@ -1,6 +1,6 @@
 import { Queue, QueueEvents, Worker, UnrecoverableError, type ConnectionOptions, type Job, type WorkerOptions } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createRedis, redisConnectionOptions, type Logger } from '@gleaner/platform';
+import { createRedis, redisConnectionOptions, reportRedisError, type Logger } from '@gleaner/platform';
 import { parsePayload, InvalidPayloadError, type QueueContract } from './contract.js';
 
 export interface QueueConnection {
@@ -166,7 +166,8 @@ export function createQueueWorker<P extends object, R>(
     },
   );
   const log = options.logger.child({ queue: contract.name });
-  worker.on('error', (err) => log.error('worker error', { error: err.message }));
+  // A lost connection is one line per outage (every reconnect attempt of every worker reports it).
+  worker.on('error', (err) => reportRedisError(connection.redisUrl, err, log) || log.error('worker error', { error: err.message }));
   worker.on('failed', (job, err) =>
     log.warn('job failed', { jobId: job?.id, attemptsMade: job?.attemptsMade, error: err.message }),
   );

@@ -1,5 +1,6 @@
 import { BLOCKED_ADDRESS_CODE } from './address-policy.js';
 import { FetchError } from './fetch-error.js';
+import { PRIVATE_ADDRESS_REFUSED } from './public-address.js';
 
 interface ErrorLike {
   message?: string;
@@ -35,7 +36,7 @@ export function toFetchError(err: unknown): FetchError {
   const e = (typeof err === 'object' && err !== null ? err : { message: String(err) }) as ErrorLike;
   const message = e.message ?? 'unknown error';
   if (e.code === BLOCKED_ADDRESS_CODE || FILTERING_AGENT_REFUSAL.test(message)) {
-    return new FetchError('blocked_address', 'the host resolves to a private or reserved address', undefined, { cause: err });
+    return new FetchError('blocked_address', `the host ${PRIVATE_ADDRESS_REFUSED}`, undefined, { cause: err });
   }
   if (/UNIX (domain )?socket/i.test(message)) return new FetchError('invalid_url', 'UNIX socket URLs are not allowed', undefined, { cause: err });
   switch (e.code) {

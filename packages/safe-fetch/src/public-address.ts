@@ -2,6 +2,13 @@ import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
+ * What a refused target is told: that it resolves to an address this deployment keeps its
+ * fetches away from, which the operator may allow (GLEANER_ALLOW_PRIVATE_NETWORKS, for
+ * development), not that the URL is broken.
+ */
+export const PRIVATE_ADDRESS_REFUSED = 'resolves to a private or reserved address, which this deployment does not allow';
+
+/**
  * IPv4-compatible IPv6 (`::a.b.c.d`, deprecated by RFC 4291). ipaddr.js ranks `::7f00:1` as
  * ordinary unicast, and WHATWG URL parsing turns `[::127.0.0.1]` into exactly that form; some
  * stacks still route it to the embedded IPv4 address, so it is never treated as public.

@@ -2,6 +2,7 @@ import dns from 'node:dns/promises';
 import net from 'node:net';
 import { isAddressAllowed, type AddressPolicy } from './address-policy.js';
 import { FetchError } from './fetch-error.js';
+import { PRIVATE_ADDRESS_REFUSED } from './public-address.js';
 
 /**
  * Parses an absolute http(s) URL. WHATWG parsing also canonicalises IPv4 written in decimal
@@ -62,6 +63,6 @@ export async function assertPublicUrl(url: string, options: PublicUrlOptions = {
   const policy: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks ?? false, allowList: options.allowList, denyList: options.denyList };
   // The refused address stays out of the message: it would tell a caller about internal DNS.
   if (addresses.length === 0 || addresses.some((a) => !isAddressAllowed(a, policy))) {
-    throw new FetchError('blocked_address', `${host} resolves to a private or reserved address`);
+    throw new FetchError('blocked_address', `${host} ${PRIVATE_ADDRESS_REFUSED}`);
   }
 }

@@ -13,7 +13,7 @@ export interface RunningService {
 }
 
 export async function startBotConnector(config: BotConnectorConfig, logger: Logger = createLogger('bot-connector', config.LOG_LEVEL)): Promise<RunningService> {
-  const redis = createRedis(config.REDIS_URL, 'worker', 'bot-connector');
+  const redis = createRedis(config.REDIS_URL, 'worker', 'bot-connector', logger);
   const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
   const quota = new PlatformRequestQuota(new WindowBudget(redis, config.GLEANER_REDIS_PREFIX, config.BOT_PLATFORM_REQUEST_WINDOW_SECONDS), config.BOT_PLATFORM_REQUESTS_PER_TOKEN);
   const process = createBotProcessor({ config, tokenSealer: new Sealer(config.GLEANER_SECRET, 'bot-token'), quota, logger });

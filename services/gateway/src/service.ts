@@ -20,7 +20,7 @@ export interface RunningGateway {
 
 /** Opens connections, serves HTTP, and returns an ordered stop (unready, stop HTTP, close queues, close Redis). */
 export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway', config.LOG_LEVEL)): Promise<RunningGateway> {
-  const redis = createRedis(config.REDIS_URL, 'producer', 'gateway');
+  const redis = createRedis(config.REDIS_URL, 'producer', 'gateway', logger);
   const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
   // Jobs are added on the stores' connection: a request's record is written on it just before its
   // job, and one connection keeps that order (see submitAndWait).

@@ -1,4 +1,4 @@
-import { assertPublicUrl, FetchError, parseHttpUrl } from '@gleaner/safe-fetch';
+import { assertPublicUrl, FetchError, parseHttpUrl, PRIVATE_ADDRESS_REFUSED } from '@gleaner/safe-fetch';
 
 export type UrlProblem = 'invalid' | 'unresolvable' | 'not_public' | 'not_https';
 
@@ -6,7 +6,7 @@ export type UrlProblem = 'invalid' | 'unresolvable' | 'not_public' | 'not_https'
 export const URL_PROBLEM_MESSAGES: Record<UrlProblem, string> = {
   invalid: 'url must be an absolute http or https URL',
   unresolvable: 'the host of url could not be resolved',
-  not_public: 'url resolves to a private or reserved address',
+  not_public: `url ${PRIVATE_ADDRESS_REFUSED}`,
   not_https: 'url must use https',
 };
 
@@ -21,7 +21,7 @@ export function webhookProblemMessage(field: string, problem: UrlProblem): strin
     case 'unresolvable':
       return `the host of ${field} could not be resolved`;
     case 'not_public':
-      return `${field} resolves to a private or reserved address`;
+      return `${field} ${PRIVATE_ADDRESS_REFUSED}`;
     case 'not_https':
       return `${field} must use https`;
   }

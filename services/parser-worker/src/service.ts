@@ -21,7 +21,7 @@ export interface RunningService {
 }
 
 export async function startParserWorker(config: ParserWorkerConfig, logger: Logger = createLogger('parser-worker', config.LOG_LEVEL)): Promise<RunningService> {
-  const redis = createRedis(config.REDIS_URL, 'worker', 'parser-worker');
+  const redis = createRedis(config.REDIS_URL, 'worker', 'parser-worker', logger);
   const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
   const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
   const webhooks = new QueueProducer(webhookQueue, connection);

@@ -19,7 +19,7 @@ const STALLED: Record<'scrape' | 'scrape-v1', RecordError> = {
 };
 
 export async function startScraperWorker(config: ScraperWorkerConfig, logger: Logger = createLogger('scraper-worker', config.LOG_LEVEL)): Promise<RunningService> {
-  const redis = createRedis(config.REDIS_URL, 'worker', 'scraper-worker');
+  const redis = createRedis(config.REDIS_URL, 'worker', 'scraper-worker', logger);
   const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
   const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
   const webhooks = new QueueProducer(webhookQueue, connection);

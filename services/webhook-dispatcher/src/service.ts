@@ -13,7 +13,7 @@ export interface RunningService {
 }
 
 export async function startWebhookDispatcher(config: WebhookDispatcherConfig, logger: Logger = createLogger('webhook-dispatcher', config.LOG_LEVEL)): Promise<RunningService> {
-  const redis = createRedis(config.REDIS_URL, 'worker', 'webhook-dispatcher');
+  const redis = createRedis(config.REDIS_URL, 'worker', 'webhook-dispatcher', logger);
   const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
   const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });

@@ -1,4 +1,4 @@
-import { FetchError } from '@gleaner/safe-fetch';
+import { FetchError, PRIVATE_ADDRESS_REFUSED } from '@gleaner/safe-fetch';
 import { JobFailure } from '@gleaner/worker-runtime';
 
 /** Current scraper: a failed fetch as "E0xx: message" (E003 for refused URLs, E008 otherwise). */
@@ -8,7 +8,7 @@ export function scrapeFetchFailure(err: unknown): JobFailure {
     case 'invalid_url':
       return new JobFailure('E003', err.message, false);
     case 'blocked_address':
-      return new JobFailure('E003', 'url resolves to a private or reserved address', false);
+      return new JobFailure('E003', `url ${PRIVATE_ADDRESS_REFUSED}`, false);
     default:
       return new JobFailure('E008', err.message, err.transient);
   }

@@ -1,0 +1,3 @@
+import { setup } from './suite-redis.mjs';
+
+export default setup;

@@ -1,0 +1,3 @@
+import { teardown } from './suite-redis.mjs';
+
+export default teardown;
