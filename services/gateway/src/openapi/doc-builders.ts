@@ -21,7 +21,7 @@ export const commonHeaders: Record<string, Header> = {
 };
 
 /**
- * The Idempotency-Key header of the submit operations. Documented behaviour (docs/api-changes-24.md):
+ * The Idempotency-Key header of the submit operations. Documented behaviour (docs/api.md, "Idempotent submits"):
  * per account and family, kept as long as the request's record.
  */
 export const idempotencyKeyParameter: Parameter = {
