@@ -2,7 +2,8 @@ import { fallbackContent, readabilityContent, type MainContent } from './main-co
 import { renderMarkdown } from './markdown.js';
 import { collectImages } from './page-images.js';
 import { collectLinks } from './page-links.js';
-import { buildMeta, readMetaSources } from './page-meta.js';
+import { buildMeta, jsonLdArticleBody, readMetaSources } from './page-meta.js';
+import { mainRegion, removeFurniture, tallyTree } from './main-region.js';
 import { parseDocument } from './parse-document.js';
 import { plainText } from './plain-text.js';
 import { prepareHtml } from './prepare-html.js';
@@ -42,22 +43,26 @@ interface ContentResult {
 }
 
 /**
- * Main content: Readability's article, or the whole-page fallback when Readability finds nothing
- * or too little. Readability mutates `document`; the fallback parses `prepared` again (rare).
+ * Main content. The page's body is copied before Readability (which mutates the document) runs;
+ * the region finder works on that copy.
  */
-function mainContent(document: Document, prepared: string): ContentResult {
+function mainContent(document: Document, prepared: string, articleBody: string | undefined): ContentResult {
+  const body = document.body ?? document.documentElement;
+  const copy = body.cloneNode(true) as Element;
   let readability: MainContent | null = null;
+  removeFurniture(body, tallyTree(body, null));
   try {
     readability = readabilityContent(document);
   } catch {
-    readability = null; // Readability throws on some malformed documents; the fallback covers them.
+    readability = null; // Readability throws on some malformed documents; the region covers them.
   }
-  const text = readability ? plainText(readability.element) : '';
-  if (readability && text.length >= MIN_ARTICLE_CHARS) return { root: readability.element, text, readability, source: 'readability' };
+  const readabilityText = readability ? plainText(readability.element) : '';
+  if (readability && readabilityText.length >= MIN_ARTICLE_CHARS) return { root: readability.element, text: readabilityText, readability, source: 'readability' };
+  const region = mainRegion(copy, { articleBody });
+  const text = plainText(region.element);
+  if (text) return { root: region.element, text, readability, source: 'region' };
   const fallback = fallbackContent(parseDocument(prepared));
-  const fallbackText = plainText(fallback);
-  if (readability && !fallbackText) return { root: readability.element, text, readability, source: 'readability' };
-  return { root: fallback, text: fallbackText, readability, source: 'fallback' };
+  return { root: fallback, text: plainText(fallback), readability, source: 'fallback' };
 }
 
 /** The first paragraph of the text, cut at a word boundary: the description of last resort. */
@@ -85,7 +90,7 @@ export function extractPage(html: string, url: string, options: ExtractOptions =
   const images = collectImages(document, baseUrl);
   const metaSources = readMetaSources(document);
   check('links, images and metadata');
-  const content = mainContent(document, prepared);
+  const content = mainContent(document, prepared, jsonLdArticleBody(metaSources.jsonLd));
   check('main content');
   const meta = buildMeta(metaSources, baseUrl, content.readability?.meta ?? null, firstParagraph(content.text));
   let markdown: string | undefined;
@@ -105,7 +110,7 @@ export function extractText(html: string, options: Pick<ExtractOptions, 'timeBud
   const prepared = prepareHtml(html);
   const document = parseDocument(prepared);
   check('parse');
-  const { text } = mainContent(document, prepared);
+  const { text } = mainContent(document, prepared, jsonLdArticleBody(readMetaSources(document).jsonLd));
   check('main content');
   return text;
 }
