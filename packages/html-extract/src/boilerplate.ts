@@ -18,8 +18,6 @@ const FURNITURE_TOKENS = new Set([
   'share', 'shares', 'sharing', 'social', 'sociable', 'addthis', 'sharethis', 'shariff', 'sharedaddy',
   // related and recommended
   'related', 'recommended', 'recommendations', 'recirculation', 'trending', 'mostread', 'outbrain', 'taboola', 'plista',
-  // comments
-  'comment', 'comments', 'commentlist', 'disqus', 'respond', 'replies',
   // newsletter, subscription
   'newsletter', 'subscribe', 'subscription', 'signup',
   // consent and overlays
@@ -27,6 +25,9 @@ const FURNITURE_TOKENS = new Set([
   // ads
   'ad', 'ads', 'advert', 'adverts', 'advertisement', 'advertising', 'adsense', 'sponsor', 'sponsored', 'promo', 'promotion',
 ]);
+
+/** Comment sections: furniture however the name goes on. */
+const COMMENT_TOKENS = new Set(['comment', 'comments', 'commentlist', 'disqus', 'respond', 'replies']);
 
 /**
  * Tokens that name furniture only on small elements: themes also put them on the post itself
@@ -75,6 +76,8 @@ function classifyName(name: string): 'furniture' | 'small-furniture' | null {
     if (tokens.length > 1 && TAXONOMY_TOKENS.has(token)) break;
     if (found && CONTAINER_TOKENS.has(token)) return null;
     if (found === 'furniture') continue;
+    // A comment's body or content is still the comment (`comments-content`, `comment-body`).
+    if (COMMENT_TOKENS.has(token)) return 'furniture';
     if (FURNITURE_TOKENS.has(token)) found = 'furniture';
     else if (!found && SMALL_FURNITURE_TOKENS.has(token)) found = 'small-furniture';
   }

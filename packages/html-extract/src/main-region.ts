@@ -119,6 +119,17 @@ export function tallyTree(root: Element, bodyGrams: Set<string> | null): Map<Ele
   return walk.tallies;
 }
 
+const HEADING = /^H[1-6]$/;
+/** "Comments", "12 Responses", "Kommentare (3)", "Leave a reply": the heading a comment section starts with. */
+const COMMENTS_HEADING = /^(?:\d+\s+)?(?:comments?|responses?|replies|reactions|kommentare?|commentaires?|comentarios?|komentarze?|leave a (?:reply|comment))\b/i;
+
+function opensComments(el: Element): boolean {
+  if (!HEADING.test(el.tagName.toUpperCase())) return false;
+  if (namedAsComments(el)) return true;
+  const text = (el.textContent ?? '').trim();
+  return text.length < 40 && COMMENTS_HEADING.test(text);
+}
+
 /** Prose characters below which an element named like a byline, tag list or widget is one. */
 const SMALL_FURNITURE_PROSE = 200;
 
@@ -136,7 +147,17 @@ export function removeFurniture(root: Element, tallies: Map<Element, Tally>): vo
     prose > 0 && prose >= 0.5 * pageProse && (heading ? el.contains(heading) || !namedAsComments(el) : prose >= 0.7 * pageProse);
   const visit = (el: Element) => {
     for (let child = el.firstElementChild; child; ) {
-      const next = child.nextElementSibling;
+      let next = child.nextElementSibling;
+      if (opensComments(child)) {
+        // Everything after a "Comments" heading, in its parent, is the comments.
+        while (next) {
+          const after = next.nextElementSibling;
+          next.remove();
+          next = after;
+        }
+        child.remove();
+        break;
+      }
       const prose = tallies.get(child)?.prose ?? 0;
       const named = FURNITURE_TAGS.has(child.tagName.toUpperCase()) || isHidden(child) ? 'furniture' : furnitureName(child);
       const furniture = named === 'furniture' || (named === 'small-furniture' && prose < SMALL_FURNITURE_PROSE);
