@@ -66,9 +66,14 @@ const TAXONOMY_TOKENS = new Set(['tag', 'tags', 'category', 'categories', 'cat',
  */
 const CONTAINER_TOKENS = new Set(['content', 'contents', 'body', 'main', 'article', 'post', 'entry', 'story', 'text', 'container', 'wrapper', 'wrap', 'parent', 'relative', 'layout', 'column', 'col', 'row', 'grid', 'holder', 'and', 'left', 'right']);
 
+const MAX_NAME_TOKENS = 4;
+
 /** How one class name or id reads: 'furniture', 'small-furniture' or null. */
 function classifyName(name: string): 'furniture' | 'small-furniture' | null {
   const tokens = name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  // Longer names are slugs of headings (`sharing-with-a-single-developer`, ids that documentation
+  // generators give sections), not names of the element's role.
+  if (tokens.length > MAX_NAME_TOKENS) return null;
   let found: 'furniture' | 'small-furniture' | null = null;
   let read = 0;
   for (; read < tokens.length; read++) {

@@ -1,4 +1,4 @@
-import { fallbackContent, readabilityContent, type MainContent } from './main-content.js';
+import { fallbackContent, keepMathJaxFormulas, readabilityContent, type MainContent } from './main-content.js';
 import { renderMarkdown } from './markdown.js';
 import { collectImages } from './page-images.js';
 import { collectLinks } from './page-links.js';
@@ -48,6 +48,8 @@ interface ContentResult {
  */
 function mainContent(document: Document, prepared: string, articleBody: string | undefined): ContentResult {
   const body = document.body ?? document.documentElement;
+  // Before any furniture test too: the formulas' classes contain "Menu".
+  if (document.querySelector('mjx-container')) keepMathJaxFormulas(document);
   const copy = body.cloneNode(true) as Element;
   let readability: MainContent | null = null;
   removeFurniture(body, tallyTree(body, null));

@@ -48,7 +48,9 @@ function blockWeight(text: string, chars: number, linkChars: number, bodyGrams: 
     if (grams.length >= 2) {
       let found = 0;
       for (const g of grams) if (bodyGrams.has(g)) found++;
-      if (found / grams.length >= 0.5) return 2 * chars;
+      // Prose the articleBody does not have counts for nothing: some pages put only the first
+      // paragraphs there, so it is no proof of furniture either.
+      return found / grams.length >= 0.5 ? 2 * chars : 0;
     }
   }
   if (linkDensity > 0.5) return -LINK_PENALTY * chars;
@@ -130,6 +132,9 @@ function opensComments(el: Element): boolean {
   return text.length < 40 && COMMENTS_HEADING.test(text);
 }
 
+/** Prose characters that make a furniture-named element without the main heading a wrapper of the page. */
+const WRAPPER_MIN_PROSE = 1000;
+
 /** Prose characters below which an element named like a byline, tag list or widget is one. */
 const SMALL_FURNITURE_PROSE = 200;
 
@@ -142,9 +147,14 @@ const SMALL_FURNITURE_PROSE = 200;
 export function removeFurniture(root: Element, tallies: Map<Element, Tally>): void {
   const pageProse = tallies.get(root)?.prose ?? 0;
   const heading = root.querySelector('h1');
-  // Comments can outweigh a short article, so a comment section wraps the page only if it holds the heading.
-  const wrapsPage = (el: Element, prose: number) =>
-    prose > 0 && prose >= 0.5 * pageProse && (heading ? el.contains(heading) || !namedAsComments(el) : prose >= 0.7 * pageProse);
+  // Comments can outweigh a short article, so a comment section wraps the page only if it holds
+  // the heading; and on a short page a footer can hold half the prose, so without the heading it
+  // takes an article's worth.
+  const wrapsPage = (el: Element, prose: number) => {
+    if (prose === 0 || prose < 0.5 * pageProse) return false;
+    if (heading && el.contains(heading)) return true;
+    return prose >= WRAPPER_MIN_PROSE && !namedAsComments(el);
+  };
   const visit = (el: Element) => {
     for (let child = el.firstElementChild; child; ) {
       let next = child.nextElementSibling;
