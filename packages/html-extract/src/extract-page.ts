@@ -3,7 +3,7 @@ import { renderMarkdown } from './markdown.js';
 import { collectImages } from './page-images.js';
 import { collectLinks } from './page-links.js';
 import { buildMeta, jsonLdArticleBody, readMetaSources } from './page-meta.js';
-import { mainRegion, removeFurniture, tallyTree } from './main-region.js';
+import { cleanArticle, mainRegion, removeFurniture, tallyTree } from './main-region.js';
 import { parseDocument } from './parse-document.js';
 import { plainText } from './plain-text.js';
 import { prepareHtml } from './prepare-html.js';
@@ -58,6 +58,7 @@ function mainContent(document: Document, prepared: string, articleBody: string |
   } catch {
     readability = null; // Readability throws on some malformed documents; the region covers them.
   }
+  if (readability) cleanArticle(readability.element);
   const readabilityText = readability ? plainText(readability.element) : '';
   if (readability && readabilityText.length >= MIN_ARTICLE_CHARS) return { root: readability.element, text: readabilityText, readability, source: 'readability' };
   const region = mainRegion(copy, { articleBody });

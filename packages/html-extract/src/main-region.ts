@@ -179,6 +179,38 @@ export function removeFurniture(root: Element, tallies: Map<Element, Tally>): vo
   visit(root);
 }
 
+const LIST_TAGS = new Set(['UL', 'OL', 'LI', 'DL', 'DT', 'DD', 'TABLE', 'TBODY', 'TR', 'TD', 'TH']);
+
+/**
+ * Furniture left inside an article another extractor chose (Readability's): short lines that are
+ * mostly one link ("Read also: …", "Lea también: …", a caption's "More photos"). Lists of links
+ * stay: inside an article they are as often its content (a post of links) as a related list.
+ */
+export function cleanArticle(article: Element): void {
+  const tallies = tallyTree(article, null);
+  const visit = (el: Element) => {
+    for (let child = el.firstElementChild; child; ) {
+      const next = child.nextElementSibling;
+      const t = tallies.get(child);
+      const tag = child.tagName.toUpperCase();
+      // Headings are often links to the page itself; lists are kept (above).
+      if (LIST_TAGS.has(tag) || HEADING.test(tag)) {
+        child = next;
+        continue;
+      }
+      // At most a label outside the link ("Read also:", "VEA TAMBIÉN:").
+      const readAlso = t && t.chars > 0 && t.chars < READ_ALSO_MAX_CHARS && BLOCK_TAGS.has(tag) && t.chars - t.linkChars <= READ_ALSO_LABEL_CHARS && t.linkChars > 0;
+      // One link: several are a list in disguise (lines of links between <br>).
+      if (readAlso && child.querySelectorAll('a').length <= 1) child.remove();
+      else visit(child);
+      child = next;
+    }
+  };
+  visit(article);
+}
+const READ_ALSO_MAX_CHARS = 200;
+const READ_ALSO_LABEL_CHARS = 25;
+
 /** Link lists left inside the chosen region ("read also", tag lists, related links): out. */
 function removeLinkLists(region: Element, tallies: Map<Element, Tally>): void {
   const visit = (el: Element) => {
