@@ -3,7 +3,7 @@ import { renderMarkdown } from './markdown.js';
 import { collectImages } from './page-images.js';
 import { collectLinks } from './page-links.js';
 import { buildMeta, jsonLdArticleBody, readMetaSources } from './page-meta.js';
-import { cleanArticle, mainRegion, removeFurniture, tallyTree } from './main-region.js';
+import { cleanArticle, mainRegion, proseWeight, removeFurniture, sharedWordShare, tallyTree } from './main-region.js';
 import { parseDocument } from './parse-document.js';
 import { plainText } from './plain-text.js';
 import { prepareHtml } from './prepare-html.js';
@@ -12,8 +12,8 @@ import { absoluteUrl } from './urls.js';
 
 /**
  * Below Readability's own threshold (500 characters) its answer is a guess: on short pages,
- * listings and home pages it returns a nav bar or one teaser. The whole-page fallback (the body
- * without navigation, footers, asides and hidden nodes) is the more faithful answer there.
+ * listings and home pages it returns a nav bar or one teaser. The region finder's answer (the
+ * prose-weighted region, or the page without its furniture) is the more faithful one there.
  */
 const MIN_ARTICLE_CHARS = 500;
 /** Longest description made from the text when the page has none. */
@@ -43,8 +43,12 @@ interface ContentResult {
 }
 
 /**
- * Main content. The page's body is copied before Readability (which mutates the document) runs;
- * the region finder works on that copy.
+ * Main content, from two candidates compared. The page's body is copied first; the document is
+ * then pruned of furniture (share bars, related lists, comments, cookie banners…) and given to
+ * Readability, and the copy to the region finder (main-region.ts). Readability's article wins
+ * when it is long enough (500 characters, its own threshold) unless the two disagree: little of
+ * the region's text in it, and the region weighing more than twice as much as prose. Short
+ * articles and listings take the region, never the whole page.
  */
 function mainContent(document: Document, prepared: string, articleBody: string | undefined): ContentResult {
   const body = document.body ?? document.documentElement;
@@ -60,9 +64,13 @@ function mainContent(document: Document, prepared: string, articleBody: string |
   }
   if (readability) cleanArticle(readability.element);
   const readabilityText = readability ? plainText(readability.element) : '';
-  if (readability && readabilityText.length >= MIN_ARTICLE_CHARS) return { root: readability.element, text: readabilityText, readability, source: 'readability' };
   const region = mainRegion(copy, { articleBody });
   const text = plainText(region.element);
+  if (readability && readabilityText.length >= MIN_ARTICLE_CHARS) {
+    const readabilityWeight = proseWeight(readability.element);
+    const disagree = readabilityWeight > 0 && region.score > 2 * readabilityWeight && sharedWordShare(text, readabilityText) < 0.5;
+    if (!disagree) return { root: readability.element, text: readabilityText, readability, source: 'readability' };
+  }
   if (text) return { root: region.element, text, readability, source: 'region' };
   const fallback = fallbackContent(parseDocument(prepared));
   return { root: fallback, text: plainText(fallback), readability, source: 'fallback' };

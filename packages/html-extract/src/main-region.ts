@@ -179,6 +179,29 @@ export function removeFurniture(root: Element, tallies: Map<Element, Tally>): vo
   visit(root);
 }
 
+/** The weight of an element's blocks, as the region finder weighs them (for comparing candidates). */
+export function proseWeight(el: Element): number {
+  return tallyTree(el, null).get(el)?.score ?? 0;
+}
+
+/** Share of `a`'s words (each occurrence once) that `b` has too: how far two candidates agree. */
+export function sharedWordShare(a: string, b: string): number {
+  const wordsOf = (t: string) => t.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const wa = wordsOf(a);
+  if (!wa.length) return 0;
+  const counts = new Map<string, number>();
+  for (const w of wordsOf(b)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  let shared = 0;
+  for (const w of wa) {
+    const n = counts.get(w) ?? 0;
+    if (n > 0) {
+      shared++;
+      counts.set(w, n - 1);
+    }
+  }
+  return shared / wa.length;
+}
+
 const LIST_TAGS = new Set(['UL', 'OL', 'LI', 'DL', 'DT', 'DD', 'TABLE', 'TBODY', 'TR', 'TD', 'TH']);
 
 /**
