@@ -20,10 +20,12 @@ const FURNITURE_TOKENS = new Set([
   'related', 'recommended', 'recommendations', 'recirculation', 'trending', 'mostread', 'outbrain', 'taboola', 'plista',
   // newsletter, subscription
   'newsletter', 'subscribe', 'subscription', 'signup',
+  // embedded posts of social networks, disclaimers
+  'tweet', 'disclaimer', 'disclosure',
   // consent and overlays
   'cookie', 'cookies', 'consent', 'gdpr', 'popup', 'modal', 'overlay',
   // ads
-  'ad', 'ads', 'advert', 'adverts', 'advertisement', 'advertising', 'adsense', 'sponsor', 'sponsored', 'promo', 'promotion',
+  'ad', 'ads', 'adv', 'advert', 'adverts', 'advertisement', 'advertising', 'adsense', 'sponsor', 'sponsored', 'promo', 'promotion',
 ]);
 
 /** Comment sections: furniture however the name goes on. */
@@ -44,8 +46,9 @@ const SMALL_FURNITURE_TOKENS = new Set([
 const BOILERPLATE_SUBSTRING =
   /share(?:bar|box|tools|buttons|links)|social(?:media|links|bar|icons)|related(?:posts|articles|content|stories|links|news)|more-?(?:stories|articles|news)|most-?(?:read|popular|viewed|shared)|comment(?:list|form|section|area)|newsletter|cookie|screen-?reader|visually-?hidden|sr-only|read-?(?:also|more-?links)|jp-relatedposts|wp-?caption-?credit|post-?(?:meta|tags|footer|navigation)|entry-?(?:meta|footer|tags)|article-?(?:meta|footer|tags|tools)/;
 
-/** An author box, told from the `author-jane` class CMSs give the post itself. */
-const AUTHOR_BOX = /^(?:post-?|entry-?|article-?)?author(?:-?(?:box|bio|info|profile|details|wrap))?$/i;
+/** An author box (`author-bio`), and a plain `author` (a byline), told from the `author-jane` class CMSs give the post itself. */
+const AUTHOR_BOX = /^(?:[a-z]+-)?author-?(?:box|bio|info|profile|details|card|description|about)(?:$|[-_])/i;
+const AUTHOR = /^(?:[a-z]+-)?author$/i;
 
 /** ARIA roles of page furniture. */
 const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'dialog', 'alertdialog', 'search', 'menu', 'menubar', 'toolbar', 'tablist']);
@@ -87,7 +90,8 @@ function classifyName(name: string): 'furniture' | 'small-furniture' | null {
     else if (!found && SMALL_FURNITURE_TOKENS.has(token)) found = 'small-furniture';
   }
   if (!found && read > 0 && BOILERPLATE_SUBSTRING.test(tokens.slice(0, read).join('-'))) return 'furniture';
-  if (!found && AUTHOR_BOX.test(name)) return 'small-furniture';
+  if (!found && AUTHOR_BOX.test(name)) return 'furniture';
+  if (!found && AUTHOR.test(name)) return 'small-furniture';
   return found;
 }
 
