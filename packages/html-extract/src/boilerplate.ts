@@ -54,7 +54,7 @@ const AUTHOR = /^(?:[a-z]+-)?author$/i;
 const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'dialog', 'alertdialog', 'search', 'menu', 'menubar', 'toolbar', 'tablist']);
 
 /** Elements that are furniture whatever their name. */
-export const FURNITURE_TAGS = new Set(['NAV', 'FOOTER', 'ASIDE', 'DIALOG', 'MENU', 'FORM', 'BUTTON', 'SELECT', 'TEXTAREA', 'INPUT', 'LABEL', 'IFRAME', 'NOSCRIPT']);
+export const FURNITURE_TAGS = new Set(['FIGCAPTION', 'NAV', 'FOOTER', 'ASIDE', 'DIALOG', 'MENU', 'FORM', 'BUTTON', 'SELECT', 'TEXTAREA', 'INPUT', 'LABEL', 'IFRAME', 'NOSCRIPT']);
 
 /**
  * Tokens before which a class name is a taxonomy or script hook, not a name for the element:
