@@ -221,8 +221,10 @@ export function cleanArticle(article: Element): void {
         child = next;
         continue;
       }
-      // At most a label outside the link ("Read also:", "VEA TAMBIÉN:").
-      const readAlso = t && t.chars > 0 && t.chars < READ_ALSO_MAX_CHARS && BLOCK_TAGS.has(tag) && t.chars - t.linkChars <= READ_ALSO_LABEL_CHARS && t.linkChars > 0;
+      // A headline-long link (a "docs" or "download" link is no teaser) and at most a label
+      // outside it ("Read also:", "VEA TAMBIÉN:").
+      const readAlso =
+        t && t.chars < READ_ALSO_MAX_CHARS && t.linkChars >= READ_ALSO_MIN_LINK_CHARS && BLOCK_TAGS.has(tag) && t.chars - t.linkChars <= READ_ALSO_LABEL_CHARS;
       // One link: several are a list in disguise (lines of links between <br>).
       if (readAlso && child.querySelectorAll('a').length <= 1) child.remove();
       else visit(child);
@@ -233,6 +235,7 @@ export function cleanArticle(article: Element): void {
 }
 const READ_ALSO_MAX_CHARS = 200;
 const READ_ALSO_LABEL_CHARS = 25;
+const READ_ALSO_MIN_LINK_CHARS = 30;
 
 /** Link lists left inside the chosen region ("read also", tag lists, related links): out. */
 function removeLinkLists(region: Element, tallies: Map<Element, Tally>): void {
