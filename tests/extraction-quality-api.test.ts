@@ -17,7 +17,7 @@ import { createAccountWithKey, openTestStores, type CreatedAccount, type TestSto
  * regression fails here. Issue 25 asks for more (dragnet F1 0.93, snippet F1 0.92, without
  * absent 0.90): not reached yet, and raising these floors is how that progress is recorded.
  */
-const FLOORS = { dragnetF1: 0.895, snippetF1: 0.89, withoutAbsent: 0.86 };
+const FLOORS = { dragnetF1: 0.905, snippetF1: 0.905, withoutAbsent: 0.89 };
 
 const prefix = testPrefix('quality');
 const env = serviceEnv(prefix);

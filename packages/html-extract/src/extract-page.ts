@@ -2,7 +2,7 @@ import { fallbackContent, keepMathJaxFormulas, readabilityContent, type MainCont
 import { renderMarkdown } from './markdown.js';
 import { collectImages } from './page-images.js';
 import { collectLinks } from './page-links.js';
-import { buildMeta, jsonLdArticleBody, readMetaSources } from './page-meta.js';
+import { buildMeta, jsonLdArticleBody, parseJsonLd, readMetaSources } from './page-meta.js';
 import { cleanArticle, mainRegion, proseWeight, removeFurniture, sharedWordShare, tallyTree } from './main-region.js';
 import { parseDocument } from './parse-document.js';
 import { plainText } from './plain-text.js';
@@ -121,7 +121,7 @@ export function extractText(html: string, options: Pick<ExtractOptions, 'timeBud
   const prepared = prepareHtml(html);
   const document = parseDocument(prepared);
   check('parse');
-  const { text } = mainContent(document, prepared, jsonLdArticleBody(readMetaSources(document).jsonLd));
+  const { text } = mainContent(document, prepared, jsonLdArticleBody(parseJsonLd(document)));
   check('main content');
   return text;
 }
