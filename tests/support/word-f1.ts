@@ -14,11 +14,8 @@ export function pagesOf(text: string): string[] {
   return text.split(/\n*^=== Page Break ===$\n*/m);
 }
 
-/** Word-level F1: multiset overlap of tokens, the measure the corpora's READMEs recommend. */
-export function wordF1(candidate: string, reference: string): number {
-  const a = words(candidate);
-  const b = words(reference);
-  if (!a.length || !b.length) return a.length === b.length ? 1 : 0;
+/** Multiset overlap of two word lists: how many of `a`'s words `b` has (each occurrence once). */
+function overlapCount(a: string[], b: string[]): number {
   const counts = new Map<string, number>();
   for (const w of b) counts.set(w, (counts.get(w) ?? 0) + 1);
   let overlap = 0;
@@ -29,6 +26,26 @@ export function wordF1(candidate: string, reference: string): number {
       counts.set(w, n - 1);
     }
   }
+  return overlap;
+}
+
+/**
+ * Share of the reference's words the candidate has (multiset): what an extractor that drops
+ * boilerplate the reference kept may still be held to, since dropping never costs recall of the
+ * text both keep.
+ */
+export function wordRecall(candidate: string, reference: string): number {
+  const b = words(reference);
+  if (!b.length) return 1;
+  return overlapCount(b, words(candidate)) / b.length;
+}
+
+/** Word-level F1: multiset overlap of tokens, the measure the corpora's READMEs recommend. */
+export function wordF1(candidate: string, reference: string): number {
+  const a = words(candidate);
+  const b = words(reference);
+  if (!a.length || !b.length) return a.length === b.length ? 1 : 0;
+  const overlap = overlapCount(a, b);
   const precision = overlap / a.length;
   const recall = overlap / b.length;
   return precision + recall ? (2 * precision * recall) / (precision + recall) : 0;

@@ -1,8 +1,9 @@
-import { fallbackContent, readabilityContent, type MainContent } from './main-content.js';
+import { fallbackContent, keepMathJaxFormulas, readabilityContent, type MainContent } from './main-content.js';
 import { renderMarkdown } from './markdown.js';
 import { collectImages } from './page-images.js';
 import { collectLinks } from './page-links.js';
-import { buildMeta, readMetaSources } from './page-meta.js';
+import { buildMeta, jsonLdArticleBody, parseJsonLd, readMetaSources } from './page-meta.js';
+import { cleanArticle, mainRegion, proseWeight, removeFurniture, sharedWordShare, tallyTree } from './main-region.js';
 import { parseDocument } from './parse-document.js';
 import { plainText } from './plain-text.js';
 import { prepareHtml } from './prepare-html.js';
@@ -11,8 +12,8 @@ import { absoluteUrl } from './urls.js';
 
 /**
  * Below Readability's own threshold (500 characters) its answer is a guess: on short pages,
- * listings and home pages it returns a nav bar or one teaser. The whole-page fallback (the body
- * without navigation, footers, asides and hidden nodes) is the more faithful answer there.
+ * listings and home pages it returns a nav bar or one teaser. The region finder's answer (the
+ * prose-weighted region, or the page without its furniture) is the more faithful one there.
  */
 const MIN_ARTICLE_CHARS = 500;
 /** Longest description made from the text when the page has none. */
@@ -42,22 +43,37 @@ interface ContentResult {
 }
 
 /**
- * Main content: Readability's article, or the whole-page fallback when Readability finds nothing
- * or too little. Readability mutates `document`; the fallback parses `prepared` again (rare).
+ * Main content, from two candidates compared. The page's body is copied first; the document is
+ * then pruned of furniture (share bars, related lists, comments, cookie banners…) and given to
+ * Readability, and the copy to the region finder (main-region.ts). Readability's article wins
+ * when it is long enough (500 characters, its own threshold) unless the two disagree: little of
+ * the region's text in it, and the region weighing more than twice as much as prose. Short
+ * articles and listings take the region, never the whole page.
  */
-function mainContent(document: Document, prepared: string): ContentResult {
+function mainContent(document: Document, prepared: string, articleBody: string | undefined): ContentResult {
+  const body = document.body ?? document.documentElement;
+  // Before any furniture test too: the formulas' classes contain "Menu".
+  if (document.querySelector('mjx-container')) keepMathJaxFormulas(document);
+  const copy = body.cloneNode(true) as Element;
   let readability: MainContent | null = null;
+  removeFurniture(body, tallyTree(body, null));
   try {
     readability = readabilityContent(document);
   } catch {
-    readability = null; // Readability throws on some malformed documents; the fallback covers them.
+    readability = null; // Readability throws on some malformed documents; the region covers them.
   }
-  const text = readability ? plainText(readability.element) : '';
-  if (readability && text.length >= MIN_ARTICLE_CHARS) return { root: readability.element, text, readability, source: 'readability' };
+  if (readability) cleanArticle(readability.element);
+  const readabilityText = readability ? plainText(readability.element) : '';
+  const region = mainRegion(copy, { articleBody });
+  const text = plainText(region.element);
+  if (readability && readabilityText.length >= MIN_ARTICLE_CHARS) {
+    const readabilityWeight = proseWeight(readability.element);
+    const disagree = readabilityWeight > 0 && region.score > 2 * readabilityWeight && sharedWordShare(text, readabilityText) < 0.5;
+    if (!disagree) return { root: readability.element, text: readabilityText, readability, source: 'readability' };
+  }
+  if (text) return { root: region.element, text, readability, source: 'region' };
   const fallback = fallbackContent(parseDocument(prepared));
-  const fallbackText = plainText(fallback);
-  if (readability && !fallbackText) return { root: readability.element, text, readability, source: 'readability' };
-  return { root: fallback, text: fallbackText, readability, source: 'fallback' };
+  return { root: fallback, text: plainText(fallback), readability, source: 'fallback' };
 }
 
 /** The first paragraph of the text, cut at a word boundary: the description of last resort. */
@@ -85,7 +101,7 @@ export function extractPage(html: string, url: string, options: ExtractOptions =
   const images = collectImages(document, baseUrl);
   const metaSources = readMetaSources(document);
   check('links, images and metadata');
-  const content = mainContent(document, prepared);
+  const content = mainContent(document, prepared, jsonLdArticleBody(metaSources.jsonLd));
   check('main content');
   const meta = buildMeta(metaSources, baseUrl, content.readability?.meta ?? null, firstParagraph(content.text));
   let markdown: string | undefined;
@@ -105,7 +121,7 @@ export function extractText(html: string, options: Pick<ExtractOptions, 'timeBud
   const prepared = prepareHtml(html);
   const document = parseDocument(prepared);
   check('parse');
-  const { text } = mainContent(document, prepared);
+  const { text } = mainContent(document, prepared, jsonLdArticleBody(parseJsonLd(document)));
   check('main content');
   return text;
 }

@@ -13,7 +13,7 @@ export interface MainContent {
  * "Menu" in that class and deletes every formula. The MathML copy alone is the formula: the
  * container is replaced by it, which also keeps the glyph boxes out of text and markdown.
  */
-function keepMathJaxFormulas(document: Document): void {
+export function keepMathJaxFormulas(document: Document): void {
   for (const container of Array.from(document.querySelectorAll('mjx-container'))) {
     const math = container.querySelector('math');
     if (math) container.replaceWith(math);
@@ -24,10 +24,9 @@ function keepMathJaxFormulas(document: Document): void {
 /**
  * The article as Readability finds it (the element itself, not serialised HTML, so text and
  * markdown are produced without a second parse). Readability mutates the document: callers read
- * everything else first. Null when Readability finds nothing.
+ * everything else first, and have called keepMathJaxFormulas. Null when Readability finds nothing.
  */
 export function readabilityContent(document: Document): MainContent | null {
-  if (document.querySelector('mjx-container')) keepMathJaxFormulas(document);
   const reader = new Readability<Element>(document, { serializer: (el) => el as Element, charThreshold: 500 });
   const article = reader.parse();
   if (!article?.content) return null;

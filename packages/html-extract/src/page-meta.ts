@@ -103,6 +103,15 @@ function jsonLdArticle(blocks: unknown[]): JsonObject | undefined {
   return (flat.find((x) => /Article|Posting|Report/i.test(typeOf(x))) ?? flat.find((x) => ARTICLE_TYPE.test(typeOf(x)))) as JsonObject | undefined;
 }
 
+/**
+ * The articleBody of the page's JSON-LD article, when it is long enough to say where the text is
+ * (a teaser-length one says little, and some sites put only the first paragraph there).
+ */
+export function jsonLdArticleBody(blocks: unknown[]): string | undefined {
+  const body = jsonLdArticle(blocks)?.articleBody;
+  return typeof body === 'string' && body.length >= 200 ? body : undefined;
+}
+
 function personName(value: unknown): string | undefined {
   if (typeof value === 'string') return clean(value);
   if (Array.isArray(value)) return value.map(personName).filter(Boolean).join(', ') || undefined;

@@ -6,10 +6,10 @@ const BLOCK = new Set([
 ]);
 /** Elements that are one line each inside a block: list items, table rows, definition terms. */
 const LINE = new Set(['LI', 'TR', 'DT', 'DD', 'OPTION']);
-/** Never text: code, styling, embedded objects and form controls. */
+/** Never text: code, styling, embedded objects, form controls, ruby annotations (readings set above the text). */
 const SKIP = new Set([
   'SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'HEAD', 'TITLE', 'IFRAME', 'OBJECT', 'EMBED', 'CANVAS', 'BUTTON', 'SELECT',
-  'INPUT', 'TEXTAREA', 'IMG', 'VIDEO', 'AUDIO', 'MAP',
+  'INPUT', 'TEXTAREA', 'IMG', 'VIDEO', 'AUDIO', 'MAP', 'RT', 'RP',
 ]);
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
 const ELEMENT = 1;

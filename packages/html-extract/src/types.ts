@@ -35,7 +35,7 @@ export interface PageExtraction {
   links: PageLink[];
   images: PageImage[];
   /** How the main content was found: Readability, or the whole-page fallback. */
-  contentSource: 'readability' | 'fallback';
+  contentSource: 'region' | 'readability' | 'fallback';
 }
 
 export interface ExtractOptions {

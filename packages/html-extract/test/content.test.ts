@@ -5,10 +5,10 @@ import { MAX_DEPTH } from '../src/cap-nesting.js';
 import { article, page } from './fixtures.js';
 
 describe('main content', () => {
-  it('falls back to the page when Readability finds nothing on a short page', () => {
+  it('gives the page without its chrome when Readability finds nothing on a short page', () => {
     // Readability drops a heading that repeats the title, and then has no article at all.
     const out = extractPage(page('<nav><a href="/">Home</a></nav><div><h1>Welcome home</h1></div><footer>Footer links</footer>', '<title>Welcome home</title>'), 'https://example.com/');
-    expect(out.contentSource).toBe('fallback');
+    expect(out.contentSource).toBe('region');
     expect(out.text).toBe('Welcome home');
     expect(out.meta.title).toBe('Welcome home');
   });

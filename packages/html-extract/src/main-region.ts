@@ -1,0 +1,335 @@
+import { FURNITURE_TAGS, furnitureName, namedAsArticleBody, namedAsComments } from './boilerplate.js';
+import { isHidden } from './plain-text.js';
+
+/** Elements whose text is a paragraph (a block) of its own; everything else is inline. */
+const BLOCK_TAGS = new Set([
+  'ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BODY', 'CAPTION', 'CENTER', 'DD', 'DETAILS', 'DIALOG', 'DIR', 'DIV', 'DL', 'DT',
+  'FIELDSET', 'FIGCAPTION', 'FIGURE', 'FOOTER', 'FORM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HEADER', 'HGROUP', 'HR', 'HTML', 'LEGEND',
+  'LI', 'MAIN', 'MENU', 'NAV', 'OL', 'P', 'PRE', 'SECTION', 'SUMMARY', 'TABLE', 'TBODY', 'TD', 'TH', 'THEAD', 'TFOOT', 'TR', 'UL',
+]);
+/** Never text (as in plainText). */
+const SKIP_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'HEAD', 'TITLE', 'OBJECT', 'EMBED', 'CANVAS', 'IMG', 'VIDEO', 'AUDIO', 'MAP', 'IFRAME']);
+const ELEMENT = 1;
+const TEXT = 3;
+
+/** Text totals of an element's subtree and the summed weight of its blocks. */
+interface Tally {
+  chars: number;
+  linkChars: number;
+  /** Sum of block weights: positive for prose, negative for link lists and scraps. */
+  score: number;
+  /** Characters in prose blocks only (the positive part of the score). */
+  prose: number;
+}
+
+/** Word trigrams of a text, for "is this block part of the JSON-LD articleBody". */
+function trigrams(text: string): string[] {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const out: string[] = [];
+  for (let i = 0; i + 3 <= words.length; i++) out.push(`${words[i]} ${words[i + 1]} ${words[i + 2]}`);
+  return out;
+}
+
+export interface RegionOptions {
+  /** schema.org articleBody text from the page's JSON-LD, when it has one long enough to trust. */
+  articleBody?: string;
+}
+
+/**
+ * The weight of one block of text, the paragraph-level classifier: prose (long enough, few of its
+ * characters in links) counts for the region holding it, link lists and short scraps (labels,
+ * dates, buttons) against it. With an articleBody from JSON-LD, a block the articleBody contains
+ * is prose and one it does not is furniture, whatever its shape.
+ */
+function blockWeight(text: string, chars: number, linkChars: number, bodyGrams: Set<string> | null): number {
+  const linkDensity = linkChars / chars;
+  if (bodyGrams) {
+    const grams = trigrams(text);
+    if (grams.length >= 2) {
+      let found = 0;
+      for (const g of grams) if (bodyGrams.has(g)) found++;
+      // Prose the articleBody does not have counts for nothing: some pages put only the first
+      // paragraphs there, so it is no proof of furniture either.
+      return found / grams.length >= 0.5 ? 2 * chars : 0;
+    }
+  }
+  if (linkDensity > 0.5) return -LINK_PENALTY * chars;
+  // Scripts without spaces between words (Chinese, Japanese) count characters instead.
+  const words = CJK.test(text) ? chars / 2 : text.split(' ').length;
+  if (words < 5 || chars < 30) return -Math.min(chars, 20);
+  // Sentences: punctuation inside the block marks prose rather than a heading or a label.
+  const sentence = /[.!?,;:。！？，、]/.test(text) ? 1 : 0.5;
+  return (chars - linkChars) * (1 - linkDensity) * sentence;
+}
+
+/** What a character of link list costs a region, against a character of prose. */
+const LINK_PENALTY = 0.5;
+const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/;
+
+interface Walk {
+  tallies: Map<Element, Tally>;
+  bodyGrams: Set<string> | null;
+}
+
+/** Tallies every element of the subtree in one walk; runs of inline text between blocks are the blocks. */
+export function tallyTree(root: Element, bodyGrams: Set<string> | null): Map<Element, Tally> {
+  const walk: Walk = { tallies: new Map(), bodyGrams };
+  const run = { parts: [] as string[], linkChars: 0 };
+  const flush = (into: Tally) => {
+    if (!run.parts.length) return;
+    const text = run.parts.join(' ').replace(/\s+/g, ' ').trim();
+    const linkChars = Math.min(run.linkChars, text.length);
+    run.parts = [];
+    run.linkChars = 0;
+    if (!text) return;
+    const weight = blockWeight(text, text.length, linkChars, walk.bodyGrams);
+    into.score += weight;
+    if (weight > 0) into.prose += text.length;
+  };
+  const visit = (el: Element, inLink: boolean): Tally => {
+    const tally: Tally = { chars: 0, linkChars: 0, score: 0, prose: 0 };
+    const block = BLOCK_TAGS.has(el.tagName.toUpperCase());
+    if (block) flush(tally);
+    const link = inLink || (el.tagName.toUpperCase() === 'A' && el.hasAttribute('href'));
+    for (let child = el.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === TEXT) {
+        const value = child.nodeValue ?? '';
+        const length = value.replace(/\s+/g, ' ').trim().length;
+        if (!length) continue;
+        run.parts.push(value);
+        tally.chars += length;
+        if (link) {
+          run.linkChars += length;
+          tally.linkChars += length;
+        }
+        continue;
+      }
+      if (child.nodeType !== ELEMENT) continue;
+      const childEl = child as Element;
+      if (SKIP_TAGS.has(childEl.tagName.toUpperCase()) || isHidden(childEl)) continue;
+      const sub = visit(childEl, link);
+      tally.chars += sub.chars;
+      tally.linkChars += sub.linkChars;
+      tally.score += sub.score;
+      tally.prose += sub.prose;
+    }
+    if (block) flush(tally);
+    walk.tallies.set(el, tally);
+    return tally;
+  };
+  visit(root, false);
+  return walk.tallies;
+}
+
+const HEADING = /^H[1-6]$/;
+/** "Comments", "12 Responses", "Kommentare (3)", "Leave a reply": the heading a comment section starts with. */
+const COMMENTS_HEADING = /^(?:\d+\s+)?(?:comments?|responses?|replies|reactions|kommentare?|commentaires?|comentarios?|komentarze?|leave a (?:reply|comment))\b/i;
+
+function opensComments(el: Element): boolean {
+  if (!HEADING.test(el.tagName.toUpperCase())) return false;
+  if (namedAsComments(el)) return true;
+  const text = (el.textContent ?? '').trim();
+  return text.length < 40 && COMMENTS_HEADING.test(text);
+}
+
+/** Prose characters that make a furniture-named element without the main heading a wrapper of the page. */
+const WRAPPER_MIN_PROSE = 1000;
+
+/** Prose characters below which an element named like a byline, tag list or widget is one. */
+const SMALL_FURNITURE_PROSE = 200;
+
+/**
+ * Removes page furniture (by tag, ARIA role, class and id names; hidden nodes) from the subtree,
+ * except the wrapper of the page's text: an element holding most of the prose (a `<div id="page"
+ * class="has-sidebar">`, a post classed `entry share`, a page inside one `<form>`) is the page,
+ * where a comment section with more prose than the article it follows is still comments.
+ */
+export function removeFurniture(root: Element, tallies: Map<Element, Tally>): void {
+  const pageProse = tallies.get(root)?.prose ?? 0;
+  const heading = root.querySelector('h1');
+  // Comments can outweigh a short article, so a comment section wraps the page only if it holds
+  // the heading; and on a short page a footer can hold half the prose, so without the heading it
+  // takes an article's worth.
+  const wrapsPage = (el: Element, prose: number) => {
+    if (prose === 0 || prose < 0.5 * pageProse) return false;
+    if (heading && el.contains(heading)) return true;
+    return prose >= WRAPPER_MIN_PROSE && !namedAsComments(el);
+  };
+  const visit = (el: Element) => {
+    for (let child = el.firstElementChild; child; ) {
+      let next = child.nextElementSibling;
+      if (opensComments(child)) {
+        // Everything after a "Comments" heading, in its parent, is the comments.
+        while (next) {
+          const after = next.nextElementSibling;
+          next.remove();
+          next = after;
+        }
+        child.remove();
+        break;
+      }
+      const prose = tallies.get(child)?.prose ?? 0;
+      const named = FURNITURE_TAGS.has(child.tagName.toUpperCase()) || isHidden(child) ? 'furniture' : furnitureName(child);
+      const furniture = named === 'furniture' || (named === 'small-furniture' && prose < SMALL_FURNITURE_PROSE);
+      if (furniture && !wrapsPage(child, prose)) child.remove();
+      else visit(child);
+      child = next;
+    }
+  };
+  visit(root);
+}
+
+/** The weight of an element's blocks, as the region finder weighs them (for comparing candidates). */
+export function proseWeight(el: Element): number {
+  return tallyTree(el, null).get(el)?.score ?? 0;
+}
+
+/** Share of `a`'s words (each occurrence once) that `b` has too: how far two candidates agree. */
+export function sharedWordShare(a: string, b: string): number {
+  const wordsOf = (t: string) => t.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const wa = wordsOf(a);
+  if (!wa.length) return 0;
+  const counts = new Map<string, number>();
+  for (const w of wordsOf(b)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  let shared = 0;
+  for (const w of wa) {
+    const n = counts.get(w) ?? 0;
+    if (n > 0) {
+      shared++;
+      counts.set(w, n - 1);
+    }
+  }
+  return shared / wa.length;
+}
+
+const LIST_TAGS = new Set(['UL', 'OL', 'LI', 'DL', 'DT', 'DD', 'TABLE', 'TBODY', 'TR', 'TD', 'TH']);
+
+/**
+ * Furniture left inside an article another extractor chose (Readability's): short lines that are
+ * mostly one link ("Read also: …", "Lea también: …", a caption's "More photos"). Lists of links
+ * stay: inside an article they are as often its content (a post of links) as a related list.
+ */
+export function cleanArticle(article: Element): void {
+  const tallies = tallyTree(article, null);
+  const visit = (el: Element) => {
+    for (let child = el.firstElementChild; child; ) {
+      const next = child.nextElementSibling;
+      const t = tallies.get(child);
+      const tag = child.tagName.toUpperCase();
+      // Headings are often links to the page itself; lists are kept (above).
+      if (LIST_TAGS.has(tag) || HEADING.test(tag)) {
+        child = next;
+        continue;
+      }
+      // A headline-long link (a "docs" or "download" link is no teaser) and at most a label
+      // outside it ("Read also:", "VEA TAMBIÉN:").
+      const readAlso =
+        t && t.chars < READ_ALSO_MAX_CHARS && t.linkChars >= READ_ALSO_MIN_LINK_CHARS && BLOCK_TAGS.has(tag) && t.chars - t.linkChars <= READ_ALSO_LABEL_CHARS;
+      // One link: several are a list in disguise (lines of links between <br>).
+      if (readAlso && child.querySelectorAll('a').length <= 1) child.remove();
+      else visit(child);
+      child = next;
+    }
+  };
+  visit(article);
+}
+const READ_ALSO_MAX_CHARS = 200;
+const READ_ALSO_LABEL_CHARS = 25;
+const READ_ALSO_MIN_LINK_CHARS = 30;
+
+/** Link lists left inside the chosen region ("read also", tag lists, related links): out. */
+function removeLinkLists(region: Element, tallies: Map<Element, Tally>): void {
+  const visit = (el: Element) => {
+    for (let child = el.firstElementChild; child; ) {
+      const next = child.nextElementSibling;
+      const t = tallies.get(child);
+      const tag = child.tagName.toUpperCase();
+      if (t && t.chars > 0 && BLOCK_TAGS.has(tag) && t.linkChars / t.chars > 0.5 && t.prose === 0) child.remove();
+      else visit(child);
+      child = next;
+    }
+  };
+  visit(region);
+}
+
+export interface Region {
+  element: Element;
+  /** The region's weight: what the candidates are compared by. */
+  score: number;
+  /** Whether a structural hint (articleBody names, `<article>`, `<main>`) chose it. */
+  structural: boolean;
+}
+
+/**
+ * The main region of a page, found on `body` (a copy the caller may give away: it is pruned in
+ * place). Furniture is removed first; every block of text is then weighed by the classifier, and
+ * the element whose blocks weigh most is the region (the maximum-weight subtree: prose inside it,
+ * link lists and scraps around it). An element named as the article body, an `<article>` or a
+ * `<main>` with nearly that weight is preferred, being the author's own boundary of the text.
+ */
+export function mainRegion(body: Element, options: RegionOptions = {}): Region {
+  const bodyGrams = options.articleBody ? new Set(trigrams(options.articleBody)) : null;
+  removeFurniture(body, tallyTree(body, bodyGrams));
+  const tallies = tallyTree(body, bodyGrams);
+  let best: Element = body;
+  let bestScore = Number.NEGATIVE_INFINITY;
+  let named: Element | null = null;
+  let namedScore = Number.NEGATIVE_INFINITY;
+  for (const [el, t] of tallies) {
+    if (t.score > bestScore) {
+      best = el;
+      bestScore = t.score;
+    }
+    const tag = el.tagName.toUpperCase();
+    if (tag === 'BODY' || tag === 'HTML') continue;
+    if ((tag === 'ARTICLE' || tag === 'MAIN' || el.getAttribute('role') === 'main' || namedAsArticleBody(el)) && t.score > namedScore) {
+      named = el;
+      namedScore = t.score;
+    }
+  }
+  // No block of prose anywhere (a page of headings, labels and links): the page minus its furniture.
+  if (bestScore <= 0) return finish({ element: body, score: tallies.get(body)?.score ?? 0, structural: false }, tallies);
+  // One paragraph is rarely all of an article: the parent is taken while it adds prose and keeps
+  // most of the weight (a "similar articles" list after the text costs less than the text it joins).
+  for (let parent = best.parentElement; parent && parent !== body; parent = parent.parentElement) {
+    const t = tallies.get(parent);
+    if (!t || t.score < 0.7 * bestScore || t.prose <= (tallies.get(best)?.prose ?? 0)) break;
+    best = parent;
+  }
+  let region: Region = { element: best, score: tallies.get(best)?.score ?? bestScore, structural: false };
+  const article = singleArticleBody(tallies);
+  if (article) {
+    const score = tallies.get(article)!.score;
+    // The one element the page names as its article body wins unless the prose is plainly
+    // elsewhere: short posts lose the weighing to an "about this blog" box, not to this test.
+    const enough = article.contains(best) ? 0.5 : best.contains(article) ? 0.6 : 0.2;
+    if (score > 0 && score >= enough * bestScore) return finish({ element: article, score, structural: true }, tallies);
+  }
+  if (named && ((best.contains(named) && namedScore >= 0.8 * bestScore) || (named.contains(best) && namedScore >= 0.95 * bestScore))) region = { element: named, score: namedScore, structural: true };
+  return finish(region, tallies);
+}
+
+/**
+ * The element named as the article body (itemprop=articleBody, `entry-content`, `post-body`…)
+ * when the page has exactly one outside any other; several mean a listing of teasers.
+ */
+function singleArticleBody(tallies: Map<Element, Tally>): Element | null {
+  let found: Element | null = null;
+  for (const [el, t] of tallies) {
+    if (t.chars === 0 || !namedAsArticleBody(el)) continue;
+    const tag = el.tagName.toUpperCase();
+    if (tag === 'BODY' || tag === 'HTML') continue;
+    if (found && (el.contains(found) || found.contains(el))) {
+      if (el.contains(found)) found = el;
+      continue;
+    }
+    if (found) return null;
+    found = el;
+  }
+  return found;
+}
+
+function finish(region: Region, tallies: Map<Element, Tally>): Region {
+  removeLinkLists(region.element, tallies);
+  return region;
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from '@jest/globals';
+import { extractPage } from '../src/index.js';
+import { article, page } from './fixtures.js';
+
+const URL = 'https://news.example/story';
+const chrome = (main: string) =>
+  page(
+    `<header><a href="/">The Daily Example</a><nav><a href="/world">World</a><a href="/sport">Sport</a><a href="/culture">Culture</a></nav></header>` +
+      `<main>${main}</main>` +
+      `<footer><p>Copyright 2024 The Daily Example. All rights reserved. Imprint and privacy policy.</p></footer>`,
+    '<title>Story</title>',
+  );
+const teasers = (n: number) =>
+  `<section><h2>More stories</h2><ul>${Array.from({ length: n }, (_, i) => `<li><a href="/story/${i}">Another headline number ${i} that leads elsewhere</a></li>`).join('')}</ul></section>`;
+
+describe('main content beyond Readability', () => {
+  it('keeps a short news brief without the page around it', () => {
+    const brief = '<article><h1>Bridge reopens</h1><p>The river bridge reopened on Monday after three weeks of repairs, the city said.</p></article>';
+    const out = extractPage(chrome(brief + teasers(12)), URL);
+    expect(out.text).toContain('The river bridge reopened on Monday');
+    expect(out.text).not.toMatch(/Another headline|Copyright 2024|Culture/);
+  });
+
+  it('drops share bars, newsletter boxes, related lists and comments inside the article', () => {
+    const body =
+      `<article><h1>Long read</h1><div class="share-buttons"><a href="https://x.example/share">Share on X</a><a href="mailto:?">Email</a></div>${article(6)}` +
+      `<div class="newsletter-signup"><p>Sign up to our newsletter and never miss a story, every morning in your inbox.</p></div>` +
+      `<div class="related-articles"><h3>Related</h3><ul><li><a href="/a">A related story</a></li><li><a href="/b">Another related story</a></li></ul></div></article>` +
+      `<section id="comments"><div class="comment"><p>I disagree with every word of this article and I will say so at length, with reasons.</p></div></section>`;
+    const out = extractPage(chrome(body), URL, { markdown: true });
+    expect(out.text).toContain('Paragraph 5 of a long enough article');
+    for (const output of [out.text, out.markdown!]) expect(output).not.toMatch(/Share on X|Sign up to our newsletter|A related story|I disagree/);
+  });
+
+  it('ends the text at a "Comments" heading', () => {
+    const body = `<div class="post">${article(5)}<h2>12 Comments</h2><div><p>First! What a wonderful post this is, thank you so much for writing it down.</p></div></div>`;
+    const out = extractPage(chrome(body), URL);
+    expect(out.text).toContain('Paragraph 4 of a long enough');
+    expect(out.text).not.toMatch(/12 Comments|What a wonderful post/);
+  });
+
+  it('reads CMS taxonomy classes and heading slugs as no furniture', () => {
+    // WordPress puts the post's tags, categories and author into its classes; documentation
+    // generators give sections the slug of their heading as id.
+    const post =
+      `<div class="post hentry tag-cookie-recipes category-social-media author-jane"><p>A short post about baking dog treats with pumpkin and flax seed, in one paragraph.</p></div>` +
+      `<div class="section" id="sharing-with-a-single-developer"><p>How to share a repository with one other developer, step by step.</p></div>`;
+    const out = extractPage(chrome(post), URL);
+    expect(out.text).toContain('baking dog treats');
+    expect(out.text).toContain('share a repository with one other developer');
+  });
+
+  it('keeps a layout wrapper named like furniture when it holds the page', () => {
+    const out = extractPage(page(`<div class="layout has-sidebar"><h1>Title</h1>${article(6)}</div>`), URL);
+    expect(out.text).toContain('Paragraph 0 of a long enough');
+  });
+
+  it("prefers the block the page's JSON-LD articleBody names", () => {
+    const story = 'Council approves the new budget for schools, parks and roads after a long debate on Tuesday evening.';
+    const head = `<script type="application/ld+json">${JSON.stringify({ '@type': 'NewsArticle', headline: 'Budget', articleBody: `${story} ${'The vote was close. '.repeat(10)}` })}</script>`;
+    const html = page(`<div class="about"><p>Our newsroom has covered local politics since 1950, with reporters in every district of the city.</p></div><div><p>${story}</p></div>`, head);
+    const out = extractPage(html, URL);
+    expect(out.text).toBe(story);
+  });
+});
