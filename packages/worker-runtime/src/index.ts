@@ -1,3 +1,4 @@
 export * from './job-failure.js';
 export * from './registry.js';
 export * from './recorded-job.js';
+export * from './worker-service.js';

@@ -1,17 +1,14 @@
-import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, ThreadPool, type Logger } from '@gleaner/platform';
+import { createLogger, createRedis, ThreadPool, type Logger } from '@gleaner/platform';
 import { QueueProducer, scrapeQueue, scrapeV1Queue, webhookQueue } from '@gleaner/queues';
 import { createStores, type RecordError } from '@gleaner/store';
-import { recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
+import { recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService } from '@gleaner/worker-runtime';
 import type { ScraperWorkerConfig } from './config.js';
 import { createScrapeProcessor } from './processors/scrape.js';
 import { createScrapeV1Processor } from './processors/scrape-v1.js';
 import type { ScrapeProcessorDeps } from './processors/deps.js';
 
-export interface RunningService {
-  /** Readiness: its workers run and its Redis connection is up (what `/readyz` answers). */
-  isReady(): boolean;
-  stop(): Promise<void>;
-}
+/** Re-exported: callers of start…() name the handle they get back. */
+export type { RunningService } from '@gleaner/worker-runtime';
 
 const STALLED: Record<'scrape' | 'scrape-v1', RecordError> = {
   scrape: { code: 'E008', message: 'processing failed repeatedly (worker crashed)' },
@@ -46,26 +43,14 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
     concurrency: config.SCRAPER_CONCURRENCY,
     onFailedForGood: (job) => recordFailedForGood('scrape-v1', String(job.id), jobs, STALLED['scrape-v1']),
   });
-  await registry.waitUntilReady();
-  registry.reportQueueDepths();
-  const isReady = () => registry.isRunning() && redis.status === 'ready';
-  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, isReady) : null;
-  announce('scraper-worker', `scraper-worker ready, consuming ${registry.queueNames.join(', ')}`);
-
-  return {
-    isReady,
-    stop: () =>
-      shutdownInOrder(
-        [
-          // Workers first: while they drain their running jobs, /readyz answers 503 and /metrics still answers.
-          { name: 'workers', run: () => registry.close() },
-          { name: 'health', run: () => health?.close() },
-          { name: 'threads', run: () => extractPool.close() },
-          { name: 'webhook producer', run: () => webhooks.close() },
-          { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
-        ],
-        config.SHUTDOWN_DEADLINE_MS,
-        logger,
-      ),
-  };
+  return serveWorkerService({ name: 'scraper-worker',
+    registry,
+    redis,
+    config,
+    logger,
+    resources: [
+      { name: 'threads', run: () => extractPool.close() },
+      { name: 'webhook producer', run: () => webhooks.close() },
+    ],
+  });
 }
