@@ -17,6 +17,12 @@ export interface TransferOptions extends Partial<AddressPolicy> {
   responseTimeoutMs?: number;
   /** The whole exchange including redirects and the body. Default 20 s (documents: 120 s). */
   totalTimeoutMs?: number;
+  /**
+   * One deadline for everything: connect, every redirect hop, the response headers and the body
+   * (not per read). When set it replaces `totalTimeoutMs`, and the response headers may take all
+   * of it (the 15 s default is for callers without a deadline of their own).
+   */
+  deadlineMs?: number;
   /** Redirects followed, each hop guarded; one more fails with 'too_many_redirects'. Default 5. */
   maxRedirects?: number;
   userAgent?: string;
@@ -86,8 +92,9 @@ async function readBody(stream: AsyncIterable<Buffer>, limit: number, onOverflow
 export async function transfer(url: string, options: TransferOptions, spec: TransferSpec): Promise<RawTransfer> {
   parseHttpUrl(url);
   const maxBytes = options.maxBytes ?? spec.defaultMaxBytes;
-  const connectMs = options.connectTimeoutMs ?? 10_000;
-  const totalMs = options.totalTimeoutMs ?? spec.defaultTotalTimeoutMs;
+  const totalMs = options.deadlineMs ?? options.totalTimeoutMs ?? spec.defaultTotalTimeoutMs;
+  const connectMs = Math.min(options.connectTimeoutMs ?? 10_000, totalMs);
+  const responseMs = options.responseTimeoutMs ?? (options.deadlineMs !== undefined ? totalMs : 15_000);
   // got's `timeout.request` restarts with every redirect hop, so it cannot bound the transfer;
   // one abort signal covers every hop and the body. Its timer is armed once got.stream has
   // returned: building the agents may throw, and a timer left behind would hold the process.
@@ -105,7 +112,7 @@ export async function transfer(url: string, options: TransferOptions, spec: Tran
       lookup: connectMs,
       connect: connectMs,
       secureConnect: connectMs,
-      response: options.responseTimeoutMs ?? 15_000,
+      response: responseMs,
     },
     headers: {
       'user-agent': options.userAgent ?? DEFAULT_USER_AGENT,
