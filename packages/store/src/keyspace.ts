@@ -17,6 +17,7 @@ export class Keyspace {
   usage(accountId: string) { return `${this.prefix}:usage:${accountId}`; }
   rateWindow(subject: string, window: number) { return `${this.prefix}:rl:${subject}:${window}`; }
   subscriptions(accountId: string) { return `${this.prefix}:subscriptions:${accountId}`; }
+  renderedPage(requestId: string) { return `${this.prefix}:rendered-page:${requestId}`; }
   /** A pub/sub channel, not a key: request records that end are announced on it (RecordEndings). */
   recordEndings() { return `${this.prefix}:record-endings`; }
 }

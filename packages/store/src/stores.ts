@@ -3,6 +3,7 @@ import { AccountStore } from './accounts.js';
 import { ApiKeyGate } from './api-key-gate.js';
 import { LlmKeyStore } from './llm-keys.js';
 import { RateLimiter } from './rate-limiter.js';
+import { RenderedPageStore } from './rendered-pages.js';
 import { RequestRecordStore } from './request-records.js';
 import { ResultCache } from './result-cache.js';
 import { UsageCounters } from './usage.js';
@@ -18,6 +19,7 @@ export interface Stores {
   usage: UsageCounters;
   rateLimiter: RateLimiter;
   subscriptions: WebhookSubscriptionStore;
+  renderedPages: RenderedPageStore;
 }
 
 export function createStores(redis: Redis, prefix: string, masterSecret: string): Stores {
@@ -30,5 +32,6 @@ export function createStores(redis: Redis, prefix: string, masterSecret: string)
     usage: new UsageCounters(redis, prefix),
     rateLimiter: new RateLimiter(redis, prefix),
     subscriptions: new WebhookSubscriptionStore(redis, prefix),
+    renderedPages: new RenderedPageStore(redis, prefix),
   };
 }
