@@ -17,6 +17,10 @@ export interface ScraperWorkerConfig extends CommonConfig {
   LLM_DEADLINE_MS: number;
   /** Input budget of one LLM extraction in tokens (about 4 characters each); longer pages are trimmed. */
   LLM_INPUT_TOKEN_BUDGET: number;
+  /** Default budget of fetching a page, static or rendered (one deadline: connect, redirects, body). */
+  SCRAPER_FETCH_TIMEOUT_MS: number;
+  /** How long a page to render may wait for a free browser-worker before the request gives up on it. */
+  SCRAPER_RENDER_QUEUE_WAIT_MS: number;
   HEALTH_PORT: number;
 }
 
@@ -29,6 +33,8 @@ export const scraperWorkerEnvSchema = Joi.object({
   ANTHROPIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   LLM_DEADLINE_MS: Joi.number().integer().min(1_000).default(120_000),
   LLM_INPUT_TOKEN_BUDGET: Joi.number().integer().min(1_000).default(30_000),
+  SCRAPER_FETCH_TIMEOUT_MS: Joi.number().integer().min(1_000).max(120_000).default(30_000),
+  SCRAPER_RENDER_QUEUE_WAIT_MS: Joi.number().integer().min(1_000).default(60_000),
   HEALTH_PORT: Joi.number().port().default(0),
 });
 

@@ -1,5 +1,5 @@
 import { createLogger, createRedis, ThreadPool, type Logger } from '@gleaner/platform';
-import { QueueProducer, scrapeQueue, scrapeV1Queue, webhookQueue } from '@gleaner/queues';
+import { QueueProducer, renderQueue, scrapeQueue, scrapeV1Queue, webhookQueue } from '@gleaner/queues';
 import { createStores, type RecordError } from '@gleaner/store';
 import { recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService } from '@gleaner/worker-runtime';
 import type { ScraperWorkerConfig } from './config.js';
@@ -32,7 +32,8 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
   // Jobs are taken only once extraction can run: a fresh thread loads jsdom for seconds, and a
   // job taken meanwhile would wait while another worker sits idle.
   await extractPool.whenLoaded();
-  const deps: ScrapeProcessorDeps = { config, logger, jobs, extractPool, cache: stores.cache, llmKeys: stores.llmKeys, usage: stores.usage };
+  const renders = new QueueProducer(renderQueue, connection);
+  const deps: ScrapeProcessorDeps = { config, logger, jobs, extractPool, cache: stores.cache, llmKeys: stores.llmKeys, usage: stores.usage, renders, renderedPages: stores.renderedPages };
 
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(scrapeQueue, createScrapeProcessor(deps), {
@@ -51,6 +52,7 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
     resources: [
       { name: 'threads', run: () => extractPool.close() },
       { name: 'webhook producer', run: () => webhooks.close() },
+      { name: 'render producer', run: () => renders.close() },
     ],
   });
 }
