@@ -30,6 +30,12 @@ beforeAll(async () => {
       s.on('close', () => clearInterval(timer));
     },
     '/missing': (_q, s) => s.writeHead(404, { 'content-type': 'text/html' }).end('<p>no</p>'),
+    '/to-file': (_q, s) => s.writeHead(302, { location: 'file:///etc/passwd' }).end(),
+    '/reaches-out': (_q, s) =>
+      s.writeHead(200, { 'content-type': 'text/html' }).end(`<p>Local page.</p><iframe src="file:///etc/passwd"></iframe><iframe src="chrome://version"></iframe>
+<script>fetch('file:///etc/passwd').then((r) => r.text()).then((t) => document.body.append(t), () => {});
+setTimeout(() => { location.href = 'file:///etc/passwd'; }, 50); setTimeout(() => { location.href = 'chrome://version'; }, 100);</script>`),
+    '/download': (_q, s) => s.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="x.bin"' }).end(Buffer.alloc(1000)),
   });
   proxy = await FilteringProxy.start({ allowPrivateNetworks: true });
   sink = await FilteringProxy.start({ allowPrivateNetworks: false }, { refuseAll: true });
@@ -74,6 +80,15 @@ describe('budget and failures', () => {
   it('fails an HTTP error and an invalid selector with their own messages', async () => {
     await expect(render({ url: `${site.url}/missing`, timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'E008', message: 'target answered HTTP 404' });
     await expect(render({ url: `${site.url}/app-shell`, timeoutMs: 10_000, waitForSelector: 'div[' })).rejects.toMatchObject({ code: 'E009', message: "wait_for_selector 'div[' is not a valid CSS selector" });
+  });
+
+  it('refuses file:, chrome: and downloads', async () => {
+    await expect(render({ url: `${site.url}/to-file`, timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'E008', message: expect.stringMatching(/^could not load the page \(net::ERR_/) });
+    const page = await render({ url: `${site.url}/reaches-out`, timeoutMs: 10_000 });
+    expect(page.finalUrl).toBe(`${site.url}/reaches-out`);
+    expect(page.html).toContain('Local page.');
+    expect(page.html).not.toMatch(/root:x:0|Chromium|Google/);
+    await expect(render({ url: `${site.url}/download`, timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'E008', message: expect.stringMatching(/unsupported content type/) });
   });
 
   it('does not load images', async () => {
