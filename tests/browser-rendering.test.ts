@@ -4,6 +4,8 @@ import { startGatewayProcess, type GatewayProcess } from './support/gateway-proc
 import { startPageServer } from './support/page-server.js';
 import fs from 'node:fs';
 import { startService, type ServiceProcess } from './support/processes.js';
+import { parsePrometheusText, sumOf } from './support/prometheus.js';
+import { freePort } from './support/redis-server.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { RENDERING_FIXTURES, renderingFixtureRoutes } from './support/rendering-fixtures.js';
 import { createAccountWithKey, openTestStores, type CreatedAccount, type TestStores } from './support/test-stores.js';
@@ -26,6 +28,7 @@ let dispatcher: ServiceProcess;
 let test: TestStores;
 let site: Awaited<ReturnType<typeof startPageServer>>;
 let account: CreatedAccount;
+let healthPort: number;
 
 beforeAll(async () => {
   const routes: Parameters<typeof startPageServer>[0] = {
@@ -43,7 +46,8 @@ beforeAll(async () => {
   for (const p of corpusPages) routes[`/corpus/${p.folder}/page.html`] = (_q, s) => s.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(p.source);
   site = await startPageServer(routes);
   scraper = startService('scraper-worker', env);
-  browserWorker = startService('browser-worker', env);
+  healthPort = await freePort();
+  browserWorker = startService('browser-worker', { ...env, HEALTH_PORT: String(healthPort) });
   dispatcher = startService('webhook-dispatcher', env);
   [gateway] = await Promise.all([startGatewayProcess(env), scraper.waitFor(/ready/), browserWorker.waitFor(/ready/), dispatcher.waitFor(/ready/)]);
   test = openTestStores(prefix, env.GLEANER_SECRET);
@@ -157,6 +161,25 @@ function chromiumOf(pid: number): Array<{ pid: number }> {
     });
 }
 
+/** `pid` and every process below it. */
+function descendantsOf(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const e of fs.readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
+      parents.set(Number(e), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone
+    }
+  }
+  const tree = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [child, parent] of parents) if (!tree.has(child) && tree.has(parent)) grew = tree.add(child) && true;
+  }
+  return [...tree];
+}
+
 describe('Chromium killed mid-render', () => {
   it('the request still completes (the render job runs again in a fresh Chromium) and the worker lives', async () => {
     const path = RENDERING_FIXTURES.timer.path;
@@ -202,4 +225,31 @@ describe('a page answering after 25 s', () => {
       await receiver.close();
     }
   }, 90_000);
+});
+
+describe('operations', () => {
+  it('serves /readyz and /metrics: pages by outcome, launches by reason, Chromium memory, the render queue', async () => {
+    const base = `http://127.0.0.1:${healthPort}`;
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    const samples = parsePrometheusText(await (await fetch(`${base}/metrics`)).text());
+    expect(sumOf(samples, 'gleaner_browser_pages_total', { outcome: 'rendered' })).toBeGreaterThanOrEqual(Object.keys(RENDERING_FIXTURES).length);
+    expect(sumOf(samples, 'gleaner_browser_pages_total', { outcome: 'failed' })).toBeGreaterThanOrEqual(1);
+    expect(sumOf(samples, 'gleaner_browser_pages_total', { outcome: 'crashed' })).toBeGreaterThanOrEqual(1);
+    expect(sumOf(samples, 'gleaner_browser_launches_total', { reason: 'crash' })).toBeGreaterThanOrEqual(1);
+    expect(sumOf(samples, 'gleaner_browser_memory_bytes', {})).toBeGreaterThan(10 * 1024 * 1024);
+    expect(sumOf(samples, 'gleaner_job_duration_seconds_count', { queue: 'render', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
+    expect(samples.some((s) => s.name === 'gleaner_queue_jobs' && s.labels.queue === 'render')).toBe(true);
+  });
+
+  it('stops in order on SIGTERM: exit 0, Chromium and its processes gone', async () => {
+    const pid = browserWorker.child.pid!;
+    const chromium = chromiumOf(pid);
+    expect(chromium.length).toBe(1);
+    const tree = descendantsOf(chromium[0].pid);
+    expect(tree.length).toBeGreaterThan(1);
+    const exited = new Promise<number | null>((resolve) => browserWorker.child.once('exit', (code) => resolve(code)));
+    browserWorker.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(tree.filter((p) => fs.existsSync(`/proc/${p}`) && !/\) Z /.test(fs.readFileSync(`/proc/${p}/stat`, 'utf8')))).toEqual([]);
+  }, 30_000);
 });
