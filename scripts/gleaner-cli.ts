@@ -6,7 +6,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { DOCUMENT_TYPES, GleanerApiError, GleanerClient, GleanerJobFailedError, GleanerProtocolError, GleanerTimeoutError, type DocumentType } from '@gleaner/client';
+import { DOCUMENT_TYPES, GleanerApiError, GleanerClient, GleanerJobFailedError, GleanerProtocolError, GleanerTimeoutError, type DocumentType, type ScrapeRequest } from '@gleaner/client';
 import { commonEnvSchema, createRedis, loadConfig, waitForRedis, type CommonConfig } from '@gleaner/platform';
 import { AccountError, createStores, LLM_PROVIDERS, LlmKeyError, SCOPES, type LlmProvider, type Scope } from '@gleaner/store';
 import Joi from 'joi';
@@ -50,6 +50,7 @@ const USAGE = `usage: gleaner <command>
   llm-keys add --account <name> --provider ${LLM_PROVIDERS.join('|')} --key <secret> [--model <m>] [--base-url <url>] [--label <text>]
 user commands (gateway at GLEANER_URL, default ${DEFAULT_GATEWAY_URL}, key in GLEANER_API_KEY):
   scrape <url> [--markdown] [--llm <prompt>]   prints the text, the markdown, or the LLM output JSON
+         [--render auto|true|false] [--wait-for <ms>] [--wait-for-selector <css>] [--timeout <ms>]
   parse <url-or-file> [--markdown]             a local file is parsed here, without the server;
                                                progress (pages done/total) goes to stderr`;
 
@@ -65,7 +66,7 @@ async function runUserCommand(command: 'scrape' | 'parse', positional: string[],
     const llm = flags.llm;
     if (llm === 'true' || llm === '') throw new UsageError('--llm needs a prompt');
     const result = await client.scrapeAndWait(
-      { url: target, output_type: markdown ? 'markdown' : 'plaintext', ...(llm ? { use_llm: true, prompt: llm } : {}) },
+      { url: target, output_type: markdown ? 'markdown' : 'plaintext', ...(llm ? { use_llm: true, prompt: llm } : {}), ...renderFlags(flags) },
       { pollMs: USER_POLL_MS, onProgress: () => waiting('scraping') },
     );
     progress.done();
@@ -78,6 +79,24 @@ async function runUserCommand(command: 'scrape' | 'parse', positional: string[],
   );
   progress.done();
   await print(result.data);
+}
+
+/** `--render`, `--wait-for`, `--wait-for-selector`, `--timeout` as scrape request fields (the API checks the ranges). */
+function renderFlags(flags: Record<string, string>): Pick<ScrapeRequest, 'render_js' | 'wait_for' | 'wait_for_selector' | 'timeout'> {
+  const out: Pick<ScrapeRequest, 'render_js' | 'wait_for' | 'wait_for_selector' | 'timeout'> = {};
+  if (flags.render !== undefined) {
+    const modes: Record<string, 'auto' | boolean> = { auto: 'auto', true: true, false: false };
+    if (!(flags.render in modes)) throw new UsageError('--render takes auto, true or false');
+    out.render_js = modes[flags.render];
+  }
+  const milliseconds = (name: string) => {
+    if (!/^\d+$/.test(flags[name])) throw new UsageError(`--${name} takes a number of milliseconds`);
+    return Number(flags[name]);
+  };
+  if (flags['wait-for'] !== undefined) out.wait_for = milliseconds('wait-for');
+  if (flags.timeout !== undefined) out.timeout = milliseconds('timeout');
+  if (flags['wait-for-selector'] !== undefined) out.wait_for_selector = required(flags, 'wait-for-selector');
+  return out;
 }
 
 function gatewayClient(): GleanerClient {

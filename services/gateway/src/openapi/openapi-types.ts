@@ -21,6 +21,7 @@ export interface Schema {
   examples?: unknown[];
   pattern?: string;
   minimum?: number;
+  maximum?: number;
   minLength?: number;
   maxLength?: number;
   minItems?: number;
