@@ -26,7 +26,7 @@ export const browserWorkerEnvSchema = Joi.object({
   BROWSER_CONCURRENCY: Joi.number().integer().min(1).max(32).default(2),
   CHROMIUM_PATH: Joi.string().default('/usr/bin/chromium'),
   BROWSER_RECYCLE_PAGES: Joi.number().integer().min(1).default(200),
-  BROWSER_MEMORY_LIMIT_MB: Joi.number().integer().min(100).default(600),
+  BROWSER_MEMORY_LIMIT_MB: Joi.number().integer().min(100).default(1024),
   BROWSER_IDLE_MS: Joi.number().integer().min(1_000).default(60_000),
   BROWSER_BLOCKED_RESOURCES: Joi.array()
     .items(Joi.string().valid('image', 'media', 'font', 'stylesheet', 'texttrack', 'manifest', 'other'))

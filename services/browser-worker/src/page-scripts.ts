@@ -15,6 +15,8 @@ export interface PageActivity {
   now: number;
   /** performance.now() of the last activity. */
   lastActivityAt: number;
+  /** Elements given to an IntersectionObserver plus scroll and wheel listeners: what scrolling can set off. */
+  scrollWatchers: number;
 }
 
 /**
@@ -91,12 +93,32 @@ export function installPageHooks(): void {
     return realSend.apply(this, args);
   };
 
-  new MutationObserver(touch).observe(document, { childList: true, subtree: true, characterData: true });
+  // Whether scrolling can bring anything in: lazy loaders watch elements come into view or listen
+  // for scroll events; a page with neither has nothing to load on scrolling, and is not scrolled.
+  let scrollWatchers = 0;
+  if (typeof IntersectionObserver === 'function') {
+    const realObserve = IntersectionObserver.prototype.observe;
+    IntersectionObserver.prototype.observe = function observe(this: IntersectionObserver, target: Element) {
+      scrollWatchers++;
+      return realObserve.call(this, target);
+    };
+  }
+  const realAddEventListener = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function addEventListener(this: EventTarget, type: string, ...rest: [EventListenerOrEventListenerObject | null, (boolean | AddEventListenerOptions)?]) {
+    if (type === 'scroll' || type === 'wheel') scrollWatchers++;
+    return realAddEventListener.call(this, type, ...rest);
+  };
+
+  // From DOMContentLoaded on: what the parser inserts is the page arriving, not scripts filling it
+  // in, and observing it would cost a record per node of a large page.
+  const observe = () => new MutationObserver(touch).observe(document, { childList: true, subtree: true, characterData: true });
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => (touch(), observe()), { once: true });
+  else observe();
 
   Object.defineProperty(window, '__gleanerActivity', {
     value: (): PageActivity => {
       const now = performance.now();
-      return { pendingRequests, pendingTimers: pendingTimers.size, quietForMs: now - lastActivityAt, now, lastActivityAt };
+      return { pendingRequests, pendingTimers: pendingTimers.size, quietForMs: now - lastActivityAt, now, lastActivityAt, scrollWatchers };
     },
     enumerable: false,
   });
@@ -105,16 +127,17 @@ export function installPageHooks(): void {
 /** The activity the hooks recorded (zeros on a page they could not reach, e.g. a text file). */
 export function pageActivity(): PageActivity {
   const read = (window as unknown as { __gleanerActivity?: () => PageActivity }).__gleanerActivity;
-  return read ? read() : { pendingRequests: 0, pendingTimers: 0, quietForMs: Number.POSITIVE_INFINITY, now: performance.now(), lastActivityAt: 0 };
+  return read ? read() : { pendingRequests: 0, pendingTimers: 0, quietForMs: Number.POSITIVE_INFINITY, now: performance.now(), lastActivityAt: 0, scrollWatchers: 0 };
 }
 
 /**
- * Scrolls down one viewport at a time, two animation frames apart (IntersectionObserver callbacks
- * run by then), up to `maxSteps` viewports or the bottom of the page. Returns the steps taken and
+ * Scrolls down one viewport at a time, a frame apart (IntersectionObserver callbacks run by then), up to `maxSteps` viewports or the bottom of the page. Returns the steps taken and
  * whether the bottom was reached.
  */
 export async function scrollDown(maxSteps: number): Promise<{ steps: number; atBottom: boolean }> {
-  const frames = () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
+  // One frame renders the scrolled view; IntersectionObserver callbacks are queued as a task
+  // right after it, so a zero timeout lets them run.
+  const frames = () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   const scroller = document.scrollingElement ?? document.documentElement;
   const atBottom = () => window.scrollY + window.innerHeight >= scroller.scrollHeight - 2;
   let steps = 0;

@@ -41,7 +41,7 @@ export class RenderFailure extends Error {
 }
 
 /** How long nothing may happen on a page (no insertion, answer or timer) for it to count as done. */
-const QUIET_MS = 200;
+const QUIET_MS = 100;
 const POLL_MS = 50;
 /** Longest wait for lazy content after one round of scrolling. */
 const SCROLL_SETTLE_MS = 1_500;
@@ -70,6 +70,9 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
     void context.close().catch(() => undefined);
   }, request.timeoutMs);
   try {
+    // Transpilers that keep function names (tsx, esbuild's keepNames) put `__name(fn, "name")` calls
+    // into the functions handed to page.evaluate; the page needs the helper they assume.
+    await context.addInitScript({ content: 'globalThis.__name ??= (fn) => fn;' });
     await context.addInitScript(installPageHooks);
     await context.route('**/*', (route) => {
       const req = route.request();
@@ -116,7 +119,8 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
     }
 
     step = 'scrolling for lazy content';
-    for (let stepsLeft = settings.scrollSteps; stepsLeft > 0; ) {
+    const watched = (await page.evaluate(pageActivity)).scrollWatchers > 0;
+    for (let stepsLeft = watched ? settings.scrollSteps : 0; stepsLeft > 0; ) {
       const mark = await page.evaluate(() => performance.now());
       const scrolled = await page.evaluate(scrollDown, stepsLeft);
       stepsLeft -= scrolled.steps;
