@@ -144,7 +144,9 @@ async function main(): Promise<void> {
             `browser-worker ${w.pagesPerMinute.toFixed(0)} pages/min${w.failed ? `, ${w.failed} failed` : ''}, ${w.launches} Chromium launches (worker + Chromium peak RSS ${w.peakRssMb} MB, PSS ${w.peakPssMb} MB) | ratio ${(w.pagesPerMinute / b.pagesPerMinute).toFixed(2)}x`,
         );
       }
-      const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)];
+      const sorted = [...ratios].sort((a, b) => a - b);
+      const mid = Math.floor(sorted.length / 2);
+      const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
       console.log(`concurrency ${concurrency}: median ratio ${median.toFixed(2)}x (target >= 0.8x): ${median >= 0.8 ? 'PASS' : 'FAIL'}`);
     }
   } finally {
