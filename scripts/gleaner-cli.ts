@@ -20,10 +20,11 @@ import {
   GleanerTimeoutError,
   type DocumentType,
   type ParseProgress,
+  type ScrapeRequest,
   type UploadedDocument,
 } from '@gleaner/client';
 import { buildFailure, ownCodeModuleUrl } from '../packages/platform/src/own-code-module.mjs';
-import { UsageError } from './cli/usage-error.js';
+import { requiredFlag, UsageError } from './cli/usage-error.js';
 
 /** A module of ours, bundled on first use and kept while its sources are unchanged (as run.mjs does). */
 async function loadOwnModule<M>(relativePath: string): Promise<M> {
@@ -72,6 +73,7 @@ const USAGE = `usage: gleaner <command>
   llm-keys add --account <name> --provider ${LLM_PROVIDER_NAMES} --key <secret> [--model <m>] [--base-url <url>] [--label <text>]
 user commands (gateway at GLEANER_URL, default ${DEFAULT_GATEWAY_URL}, key in GLEANER_API_KEY):
   scrape <url> [--markdown] [--llm <prompt>]   prints the text, the markdown, or the LLM output JSON
+         [--render auto|true|false] [--wait-for <ms>] [--wait-for-selector <css>] [--timeout <ms>]
   parse <url-or-file> [--markdown]             a local file is uploaded to the server (at most 50 MB);
                                                progress (pages done/total) goes to stderr`;
 
@@ -86,7 +88,7 @@ async function runUserCommand(command: 'scrape' | 'parse', positional: string[],
     const llm = flags.llm;
     if (llm === 'true' || llm === '') throw new UsageError('--llm needs a prompt');
     const result = await client.scrapeAndWait(
-      { url: target, output_type: markdown ? 'markdown' : 'plaintext', ...(llm ? { use_llm: true, prompt: llm } : {}) },
+      { url: target, output_type: markdown ? 'markdown' : 'plaintext', ...(llm ? { use_llm: true, prompt: llm } : {}), ...renderFlags(flags) },
       { pollMs: USER_POLL_MS, onProgress: () => waiting('scraping') },
     );
     progress.done();
@@ -113,6 +115,24 @@ async function localDocument(file: string): Promise<UploadedDocument> {
   if (!info?.isFile()) throw new UsageError(`no such file '${file}'`);
   if (info.size > UPLOAD_MAX_BYTES) throw new UsageError(`'${file}' is ${(info.size / 1024 / 1024).toFixed(1)} MB: the service parses files of at most 50 MB`);
   return { name: path.basename(fullPath), data: await openAsBlob(fullPath) };
+}
+
+/** `--render`, `--wait-for`, `--wait-for-selector`, `--timeout` as scrape request fields (the API checks the ranges). */
+function renderFlags(flags: Record<string, string>): Pick<ScrapeRequest, 'render_js' | 'wait_for' | 'wait_for_selector' | 'timeout'> {
+  const out: Pick<ScrapeRequest, 'render_js' | 'wait_for' | 'wait_for_selector' | 'timeout'> = {};
+  if (flags.render !== undefined) {
+    const modes: Record<string, 'auto' | boolean> = { auto: 'auto', true: true, false: false };
+    if (!(flags.render in modes)) throw new UsageError('--render takes auto, true or false');
+    out.render_js = modes[flags.render];
+  }
+  const milliseconds = (name: string) => {
+    if (!/^\d+$/.test(flags[name])) throw new UsageError(`--${name} takes a number of milliseconds`);
+    return Number(flags[name]);
+  };
+  if (flags['wait-for'] !== undefined) out.wait_for = milliseconds('wait-for');
+  if (flags.timeout !== undefined) out.timeout = milliseconds('timeout');
+  if (flags['wait-for-selector'] !== undefined) out.wait_for_selector = requiredFlag(flags, 'wait-for-selector');
+  return out;
 }
 
 function gatewayClient(): GleanerClient {

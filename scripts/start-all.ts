@@ -9,6 +9,7 @@ import { loadScraperWorkerConfig, startScraperWorker } from '@gleaner/scraper-wo
 import { loadParserWorkerConfig, startParserWorker } from '@gleaner/parser-worker';
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from '@gleaner/webhook-dispatcher';
 import { loadBotConnectorConfig, startBotConnector } from '@gleaner/bot-connector';
+import { loadBrowserWorkerConfig, startBrowserWorker } from '@gleaner/browser-worker';
 
 async function main(): Promise<void> {
   const gatewayConfig = loadGatewayConfig();
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
     startParserWorker(withoutOwnHealth(loadParserWorkerConfig()), createLogger('parser-worker', gatewayConfig.LOG_LEVEL)),
     startWebhookDispatcher(withoutOwnHealth(loadWebhookDispatcherConfig()), createLogger('webhook-dispatcher', gatewayConfig.LOG_LEVEL)),
     startBotConnector(withoutOwnHealth(loadBotConnectorConfig()), createLogger('bot-connector', gatewayConfig.LOG_LEVEL)),
+    // Chromium itself starts with the first page to render (and stops when idle).
+    startBrowserWorker(withoutOwnHealth(loadBrowserWorkerConfig()), createLogger('browser-worker', gatewayConfig.LOG_LEVEL)),
   ]);
   const gateway = await startGateway(gatewayConfig, createLogger('gateway', gatewayConfig.LOG_LEVEL));
   const services = [gateway, ...workers];

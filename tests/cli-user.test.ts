@@ -69,6 +69,17 @@ describe('scrape and parse through the gateway', () => {
     expect(markdown.stdout).toMatch(/^# Gleaning fields$/m);
   }, 60_000);
 
+  it('scrape passes --render, --timeout and --wait-for-selector on, and refuses a bad --render or --timeout', async () => {
+    const text = await gleanerCli(['scrape', `${site.url}/article`, '--render', 'false', '--timeout', '5000'], env);
+    expect(text.stdout).toContain('Today volunteers glean to feed families.');
+    await expect(gleanerCli(['scrape', `${site.url}/article`, '--render', 'false', '--wait-for-selector', '#x'], env)).rejects.toMatchObject({
+      code: 1,
+      stderr: "error: Gleaner API answered 400: E009: wait_for and wait_for_selector need rendering: render_js must be 'auto' or true\n",
+    });
+    await expect(gleanerCli(['scrape', `${site.url}/article`, '--render', 'maybe'], env)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--render takes auto, true or false') });
+    await expect(gleanerCli(['scrape', `${site.url}/article`, '--timeout', '5s'], env)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--timeout takes a number of milliseconds') });
+  }, 60_000);
+
   it('scrape --llm prints the language-model output as JSON', async () => {
     const { stdout } = await gleanerCli(['scrape', `${site.url}/article`, '--llm', 'Give the topic as {"answer": string}'], env);
     expect(JSON.parse(stdout)).toEqual({ answer: 'stand-in answer' });

@@ -12,6 +12,7 @@ import { scraperWorkerEnvSchema } from '../services/scraper-worker/src/config.js
 import { parserWorkerEnvSchema } from '../services/parser-worker/src/config.js';
 import { webhookDispatcherEnvSchema } from '../services/webhook-dispatcher/src/config.js';
 import { botConnectorEnvSchema } from '../services/bot-connector/src/config.js';
+import { browserWorkerEnvSchema } from '../services/browser-worker/src/config.js';
 import { REPO_ROOT } from './support/processes.js';
 
 /**
@@ -62,10 +63,13 @@ const SCHEMAS: Record<string, Joi.ObjectSchema> = {
   'parser-worker': parserWorkerEnvSchema,
   'webhook-dispatcher': webhookDispatcherEnvSchema,
   'bot-connector': botConnectorEnvSchema,
+  'browser-worker': browserWorkerEnvSchema,
 };
 const schemaKeys = (service: string): string[] => Object.keys((SCHEMAS[service].describe() as { keys: Dict }).keys);
 
-const SERVICES = interfaceServices();
+/** INTERFACE.md's fixed services, and those added since (it allows additions). */
+const ADDED_SERVICES = ['browser-worker'];
+const SERVICES = [...interfaceServices(), ...ADDED_SERVICES];
 const WORKERS = SERVICES.filter((s) => s !== 'gateway');
 
 // ---------------------------------------------------------------------------------------------
@@ -423,7 +427,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('has Redis and every service named in INTERFACE.md (and each has its own folder)', () => {
-    expect(SERVICES).toEqual(['gateway', 'scraper-worker', 'parser-worker', 'webhook-dispatcher', 'bot-connector']);
+    expect(interfaceServices()).toEqual(['gateway', 'scraper-worker', 'parser-worker', 'webhook-dispatcher', 'bot-connector']);
     expect(readdirSync(path.join(REPO_ROOT, 'services')).sort()).toEqual([...SERVICES].sort());
     for (const name of ['redis', ...SERVICES]) expect(Object.keys(compose.services)).toContain(name);
   });

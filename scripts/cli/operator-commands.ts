@@ -6,13 +6,7 @@
 import { commonEnvSchema, createRedis, loadConfig, redisUrlForLogs, waitForRedis, type CommonConfig } from '@gleaner/platform';
 import { AccountError, createStores, LLM_PROVIDERS, LlmKeyError, SCOPES, type LlmProvider, type Scope } from '@gleaner/store';
 import Joi from 'joi';
-import { UsageError } from './usage-error.js';
-
-function required(flags: Record<string, string>, name: string): string {
-  const v = flags[name];
-  if (!v || v === 'true') throw new UsageError(`--${name} is required`);
-  return v;
-}
+import { requiredFlag as required, UsageError } from './usage-error.js';
 
 export async function runOperatorCommand(command: string, rest: string[], flags: Record<string, string>): Promise<void> {
   try {

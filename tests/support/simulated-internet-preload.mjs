@@ -4,7 +4,8 @@
  * that worker threads, which inherit `--import` but not the tsx loader, can load it too.
  *
  * - `hosts`: DNS answers for made-up names (`public.gleaner-test` → 93.184.215.14). Other names
- *   go to the real resolver. Each process gets its own table, so the gateway and a worker can be
+ *   go to the real resolver, unless `*` gives the answer for every other name (`[]`: none
+ *   exists). Each process gets its own table, so the gateway and a worker can be
  *   told different things about one name (DNS rebinding between submit and fetch).
  * - `nat`: public addresses that are "routed" to a local one (93.184.215.14 → 127.0.0.1, same
  *   port), so a local server can play a public site. The rewrite happens in Socket#connect, below
@@ -17,7 +18,8 @@ import net from 'node:net';
 const config = JSON.parse(process.env.GLEANER_TEST_SIMULATED_INTERNET ?? '{"hosts":{},"nat":{}}');
 
 function answersFor(hostname, options) {
-  const answers = config.hosts[hostname.toLowerCase().replace(/\.$/, '')];
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  const answers = config.hosts[name] ?? (net.isIP(name) ? undefined : config.hosts['*']);
   if (!answers) return undefined;
   const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
   return answers.map((address) => ({ address, family: net.isIP(address) })).filter((a) => !family || a.family === family);

@@ -5,7 +5,7 @@ import { REPO_ROOT, RUN_PROGRAM, startProcess, type ServiceProcess } from './pro
 export const SIMULATED_INTERNET_PRELOAD = path.join(REPO_ROOT, 'tests/support/simulated-internet-preload.mjs');
 
 export interface SimulatedInternet {
-  /** Made-up host name → the addresses DNS answers for it in this process. */
+  /** Made-up host name → the addresses DNS answers for it in this process (`*`: every other name). */
   hosts: Record<string, string[]>;
   /** Public address → local address its connections actually reach (same port). */
   nat?: Record<string, string>;

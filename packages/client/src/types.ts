@@ -17,6 +17,14 @@ export interface ScrapeRequest {
   schema?: Record<string, unknown>;
   /** Labels echoed in the status record and webhook deliveries (at most 10). */
   tags?: string[];
+  /** Render the page in Chromium: 'auto' (default) when it looks client-rendered, true always, false never. */
+  render_js?: 'auto' | boolean;
+  /** Milliseconds to wait after the page loaded and settled (rendering; at most 30000, less than timeout). */
+  wait_for?: number;
+  /** CSS selector the rendered page must contain before it is read. */
+  wait_for_selector?: string;
+  /** Milliseconds the page may take, static or rendered (1000 to 120000; default 30000). */
+  timeout?: number;
 }
 
 export interface PageMeta {
@@ -36,6 +44,10 @@ export interface PageMeta {
   status_code?: number;
   content_type?: string;
   final_url?: string;
+  /** True when the text was read from the page rendered in Chromium. */
+  rendered?: boolean;
+  /** render_js 'auto' only: why rendering failed and the static page was kept. */
+  render_error?: string;
   [field: string]: unknown;
 }
 

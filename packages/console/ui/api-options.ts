@@ -3,7 +3,7 @@
  * and the curl command are all built from these lists, so a new option (render_js, say) is one
  * line here.
  */
-export type OptionKind = 'url' | 'text' | 'longtext' | 'json' | 'boolean' | 'choice';
+export type OptionKind = 'url' | 'text' | 'longtext' | 'json' | 'boolean' | 'choice' | 'number';
 
 export interface ApiOption {
   /** The JSON field name. */
@@ -29,6 +29,10 @@ export const SCRAPE_OPTIONS: readonly ApiOption[] = [
   { name: 'prompt', label: 'Prompt', kind: 'longtext', onlyWith: 'use_llm', required: true, placeholder: 'List the product names and prices' },
   { name: 'llm_key_id', label: 'LLM key id (optional; the newest key otherwise)', kind: 'text', onlyWith: 'use_llm' },
   { name: 'schema', label: 'Output JSON Schema (optional)', kind: 'json', onlyWith: 'use_llm', placeholder: '{"type":"object","properties":{}}' },
+  { name: 'render_js', label: 'Render JavaScript in a browser', kind: 'choice', choices: ['auto', 'true', 'false'], initial: 'auto' },
+  { name: 'wait_for_selector', label: 'Rendering: wait for this CSS selector (optional)', kind: 'text', placeholder: '#content article' },
+  { name: 'wait_for', label: 'Rendering: wait this many ms after load (optional)', kind: 'number', placeholder: '1500' },
+  { name: 'timeout', label: 'Timeout in ms (optional; default 30000, at most 120000)', kind: 'number', placeholder: '30000' },
 ];
 
 export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'] as const;
@@ -61,7 +65,12 @@ export function requestBody(options: readonly ApiOption[], values: OptionValues)
       if (value === true) body[option.name] = true;
     } else if (typeof value === 'string' && value.trim() !== '') {
       if (option.kind === 'choice' && value === option.initial) continue;
-      if (option.kind === 'json') {
+      if (option.kind === 'number') {
+        body[option.name] = Number(value);
+      } else if (option.kind === 'choice' && (value === 'true' || value === 'false')) {
+        // A yes/no choice beside a third value (render_js: auto, true, false) is a JSON boolean.
+        body[option.name] = value === 'true';
+      } else if (option.kind === 'json') {
         try {
           body[option.name] = JSON.parse(value);
         } catch {

@@ -22,7 +22,7 @@ const httpUrl = z
 /**
  * The scrape API's own options (POST /web-scrapper/), named as the API names them and sent to it
  * unchanged by `scrapeRequest`: an option the API gains is one line here, for scrape and
- * scrape_many alike (render_js, issue 26, goes here).
+ * scrape_many alike.
  */
 export const scrapeApiOptions = {
   use_cache: z
@@ -40,6 +40,13 @@ export const scrapeApiOptions = {
     .optional()
     .describe('LLM mode only: a JSON Schema the extracted JSON must follow, e.g. {"type":"object","properties":{"price":{"type":"number"}}}.'),
   llm_key_id: z.string().min(1).max(200).optional().describe('LLM mode only: which of the account\'s language-model keys to use (default: the most recently added).'),
+  render_js: z
+    .union([z.literal('auto'), z.boolean()])
+    .optional()
+    .describe('Run the page in a headless browser first: "auto" (default) only when the page looks client-rendered (an app shell filled by script), true always (slower), false never.'),
+  wait_for_selector: z.string().min(1).max(1000).optional().describe('Rendering: a CSS selector the page must contain before it is read (for content that appears late).'),
+  wait_for: z.number().int().min(0).max(30_000).optional().describe('Rendering: milliseconds to wait after the page has loaded, before it is read.'),
+  timeout: z.number().int().min(1_000).max(120_000).optional().describe('Milliseconds the page may take to load, static or rendered (default 30000).'),
 };
 
 /** How a page is shown to the model: not sent to Gleaner. */

@@ -64,6 +64,17 @@ describe('scrape', () => {
 		expect(calls.map((c) => c.credentialsType)).toEqual(['gleanerApi']);
 	});
 
+	it('sends render_js and the loading options only when set', async () => {
+		fake.on('POST', '/web-scrapper/', { status: 200, body: basicResult });
+		const { result } = run(scrapeParams({ renderJs: 'always', loadingOptions: { timeout: 45000, waitFor: 1500, waitForSelector: ' #report table ' } }));
+		await result;
+		const { result: never } = run(scrapeParams({ renderJs: 'never' }));
+		await never;
+		const [rendered, staticOnly] = fake.requestsTo('POST', '/web-scrapper/');
+		expect(rendered.body).toEqual({ url: 'https://example.com/a', output_type: 'plaintext', render_js: true, timeout: 45000, wait_for: 1500, wait_for_selector: '#report table' });
+		expect(staticOnly.body).toEqual({ url: 'https://example.com/a', output_type: 'plaintext', render_js: false });
+	});
+
 	it('sends the prompt and the chosen LLM key in LLM mode', async () => {
 		const llmResult = { ...basicResult, content: { text: 'Hello world', meta: {}, links: [], images: [] }, llm_output: { price: 3 } };
 		fake.on('POST', '/web-scrapper/', { status: 200, body: llmResult });

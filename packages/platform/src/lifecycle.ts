@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
 
 export interface ShutdownStep {
   name: string;
@@ -73,4 +73,23 @@ export function exitOnBootFailure(service: string, err: unknown): never {
   };
   process.stderr.write(`${JSON.stringify(line)}\n`);
   process.exit(1);
+}
+
+/**
+ * A worker service's `main.ts`: load its configuration, start it, stop it in order on SIGTERM or
+ * SIGINT. A bad configuration (or anything else that stops the boot) ends the process with one line.
+ */
+export async function runServiceProcess<C extends { LOG_LEVEL: string }>(
+  name: string,
+  loadConfig: () => C,
+  start: (config: C, logger: Logger) => Promise<{ stop(): Promise<void> }>,
+): Promise<void> {
+  try {
+    const config = loadConfig();
+    const logger = createLogger(name, config.LOG_LEVEL);
+    const service = await start(config, logger);
+    exitOnSignals(service.stop, logger);
+  } catch (err) {
+    exitOnBootFailure(name, err);
+  }
 }

@@ -69,3 +69,23 @@ export async function renderMetrics(): Promise<{ contentType: string; body: stri
   );
   return { contentType: metricsRegistry.contentType, body: await metricsRegistry.metrics() };
 }
+
+export const browserPages = once(
+  'gleaner_browser_pages_total',
+  () => new client.Counter({ name: 'gleaner_browser_pages_total', help: 'Pages the browser-worker rendered, by outcome (rendered, failed, crashed)', labelNames: ['outcome'], registers: [metricsRegistry] }),
+);
+
+export const browserLaunches = once(
+  'gleaner_browser_launches_total',
+  () => new client.Counter({ name: 'gleaner_browser_launches_total', help: 'Chromium launches of the browser-worker, by what ended the one before (first, pages, memory, crash, idle)', labelNames: ['reason'], registers: [metricsRegistry] }),
+);
+
+export const browserMemory = once(
+  'gleaner_browser_memory_bytes',
+  () => new client.Gauge({ name: 'gleaner_browser_memory_bytes', help: "Proportional memory (PSS) of the browser-worker's Chromium processes, sampled at scrape time", registers: [metricsRegistry] }),
+);
+
+export const browserRefusedConnections = once(
+  'gleaner_browser_refused_connections_total',
+  () => new client.Counter({ name: 'gleaner_browser_refused_connections_total', help: "Connections of rendered pages refused by the browser-worker's address policy", registers: [metricsRegistry] }),
+);

@@ -9,6 +9,9 @@ export interface QueueConnection {
   prefix: string;
 }
 
+/** How a wait for a job ended (`waitForFinish`). */
+export type WaitOutcome<R> = { outcome: 'completed'; value: R } | { outcome: 'failed'; reason?: string } | { outcome: 'timeout' };
+
 /**
  * Producer side of one queue: adds jobs (job id = request id) and waits on queue events for a job
  * to finish, always with a ttl. The producer's Redis client fails fast, so an unreachable Redis
@@ -66,21 +69,21 @@ export class QueueProducer<P extends object, R> {
   }
 
   /**
-   * Resolves with the job's return value when it finishes inside `ttlMs`, 'failed' when it failed
-   * for good, or 'timeout'. Never rejects: a missing job or a lost connection is a timeout, which
+   * Resolves with the job's return value when it finishes inside `ttlMs`, 'failed' (with BullMQ's
+   * failed reason) when it failed for good, or 'timeout'. Never rejects: a missing job or a lost connection is a timeout, which
    * callers answer with 202 (the status endpoint is the main path, this wait a convenience).
    *
    * Not BullMQ's `job.waitUntilFinished`: its promise executor makes its own Redis call, and when
    * Redis drops between the add and that call the rejection is left unhandled, which ends the
    * gateway process (Node's default). Found by tests/chaos.test.ts.
    */
-  waitForFinish(job: Job, ttlMs: number): Promise<{ outcome: 'completed'; value: R } | { outcome: 'failed' | 'timeout' }> {
-    type Outcome = { outcome: 'completed'; value: R } | { outcome: 'failed' | 'timeout' };
+  waitForFinish(job: Job, ttlMs: number): Promise<WaitOutcome<R>> {
+    type Outcome = WaitOutcome<R>;
     const events = this.queueEvents() as unknown as NodeJS.EventEmitter;
     const jobId = String(job.id);
     return new Promise<Outcome>((resolve) => {
       const onCompleted = (args: { returnvalue: unknown }) => finish({ outcome: 'completed', value: args.returnvalue as R });
-      const onFailed = () => finish({ outcome: 'failed' });
+      const onFailed = (args: { failedReason?: string }) => finish({ outcome: 'failed', reason: args?.failedReason });
       const timer = setTimeout(() => finish({ outcome: 'timeout' }), ttlMs);
       const finish = (outcome: Outcome) => {
         clearTimeout(timer);
@@ -96,13 +99,13 @@ export class QueueProducer<P extends object, R> {
     });
   }
 
-  private async finishedAlready(jobId: string): Promise<{ outcome: 'completed'; value: R } | { outcome: 'failed' } | null> {
+  private async finishedAlready(jobId: string): Promise<WaitOutcome<R> | null> {
     // Like BullMQ: look only once the event stream is being read, so no event falls in between.
     await this.queueEvents().waitUntilReady();
     const state = await this.queue.getJobState(jobId);
-    if (state === 'failed') return { outcome: 'failed' };
-    if (state !== 'completed') return null;
+    if (state !== 'completed' && state !== 'failed') return null;
     const finished = await this.queue.getJob(jobId);
+    if (state === 'failed') return { outcome: 'failed', reason: finished?.failedReason };
     return finished ? { outcome: 'completed', value: finished.returnvalue as R } : null;
   }
 

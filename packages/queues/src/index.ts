@@ -6,3 +6,4 @@ export * from './parse.js';
 export * from './webhook.js';
 export * from './bot.js';
 export * from './retention.js';
+export * from './render.js';

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { defineQueue } from './contract.js';
+import { RENDER_TIMEOUT_MAX_MS, RENDER_WAIT_FOR_MAX_MS } from './render.js';
 import { shortRetention } from './retention.js';
 
 /** Current scraper (`/web-scrapper/`) jobs. The result itself is written to the request record. */
@@ -13,6 +14,17 @@ export interface ScrapeJob {
   llmKeyId?: string;
   schema?: Record<string, unknown>;
   webhook?: string;
+  /**
+   * `render_js`: 'auto' renders pages that look client-rendered (or when a wait is asked for),
+   * 'always' renders every page, 'never' reads the static HTML only.
+   */
+  renderJs?: 'auto' | 'always' | 'never';
+  /** `timeout`: budget of fetching the page, static or rendered, ms (default SCRAPER_FETCH_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** `wait_for`, ms. */
+  waitForMs?: number;
+  /** `wait_for_selector`. */
+  waitForSelector?: string;
 }
 
 export const scrapeQueue = defineQueue<ScrapeJob, { status: 'completed' | 'failed' }>({
@@ -27,6 +39,11 @@ export const scrapeQueue = defineQueue<ScrapeJob, { status: 'completed' | 'faile
     llmKeyId: Joi.string(),
     schema: Joi.object().unknown(true),
     webhook: Joi.string(),
+    // Jobs queued before rendering existed are done as they were asked: statically.
+    renderJs: Joi.string().valid('auto', 'always', 'never').default('never'),
+    timeoutMs: Joi.number().integer().min(1).max(RENDER_TIMEOUT_MAX_MS),
+    waitForMs: Joi.number().integer().min(0).max(RENDER_WAIT_FOR_MAX_MS),
+    waitForSelector: Joi.string().max(1_000),
   }),
   jobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 2_000 }, ...shortRetention },
 });

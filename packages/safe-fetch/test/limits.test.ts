@@ -173,6 +173,18 @@ describe('timeouts', () => {
     }
   });
 
+  it('deadlineMs is one deadline for headers, hops and body: it ends a slow answer at the deadline, and lets one inside it finish', async () => {
+    const started = Date.now();
+    const err = await failure(fetchPage(`${main.url}/slow-headers`, { ...open, deadlineMs: 1000 }));
+    const elapsed = Date.now() - started;
+    expect([err.kind, err.message]).toEqual(['deadline', 'target did not answer within 1 s']);
+    expect(elapsed).toBeGreaterThanOrEqual(980);
+    expect(elapsed).toBeLessThan(2500);
+    // Five 700 ms hops (3.5 s) overrun 2 s: the deadline covers the redirects too.
+    expect((await failure(fetchPage(`${main.url}/slow-hop?left=4`, { ...open, deadlineMs: 2000 }))).kind).toBe('deadline');
+    expect((await fetchPage(`${main.url}/slow-headers`, { ...open, deadlineMs: 5000 })).body).toBe('late');
+  });
+
   it('lets the same slow redirect chain finish when the total budget allows it', async () => {
     const page = await fetchPage(`${main.url}/slow-hop?left=1`, { ...open, deadlineMs: 5000 });
     expect(page.body).toBe('<p>arrived</p>');

@@ -3,6 +3,7 @@ export * from './time.js';
 export * from './request-records.js';
 export * from './record-endings.js';
 export * from './rendered-records.js';
+export * from './rendered-pages.js';
 export * from './result-cache.js';
 export * from './sealing.js';
 export * from './accounts.js';

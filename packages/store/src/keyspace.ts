@@ -30,6 +30,7 @@ export class Keyspace {
   subscriptionsGone(accountId: string) { return `${this.prefix}:subscriptions-gone:${accountId}`; }
   /** Held by the parser worker that sweeps stored uploads this interval (one sweep per deployment). */
   uploadSweep() { return `${this.prefix}:upload-sweep`; }
+  renderedPage(requestId: string) { return `${this.prefix}:rendered-page:${requestId}`; }
   /** A pub/sub channel, not a key: request records that end are announced on it (RecordEndings). */
   recordEndings() { return `${this.prefix}:record-endings`; }
 }

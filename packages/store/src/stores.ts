@@ -5,6 +5,7 @@ import { ApiKeyGate } from './api-key-gate.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { LlmKeyStore } from './llm-keys.js';
 import { RateLimiter } from './rate-limiter.js';
+import { RenderedPageStore } from './rendered-pages.js';
 import { RequestRecordStore } from './request-records.js';
 import { ResultCache } from './result-cache.js';
 import { UsageCounters } from './usage.js';
@@ -23,6 +24,7 @@ export interface Stores {
   subscriptions: WebhookSubscriptionStore;
   /** The account's recent requests, newest first (the console's Requests and Webhooks pages). */
   accountRequests: AccountRequests;
+  renderedPages: RenderedPageStore;
 }
 
 export function createStores(redis: Redis, prefix: string, masterSecret: string): Stores {
@@ -37,5 +39,6 @@ export function createStores(redis: Redis, prefix: string, masterSecret: string)
     rateLimiter: new RateLimiter(redis, prefix),
     subscriptions: new WebhookSubscriptionStore(redis, prefix),
     accountRequests: new AccountRequests(redis, prefix),
+    renderedPages: new RenderedPageStore(redis, prefix),
   };
 }

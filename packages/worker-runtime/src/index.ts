@@ -3,3 +3,4 @@ export * from './registry.js';
 export * from './recorded-job.js';
 export * from './account-job-cap.js';
 export * from './crash-isolation.js';
+export * from './worker-service.js';

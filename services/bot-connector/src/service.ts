@@ -1,16 +1,13 @@
-import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, type Logger } from '@gleaner/platform';
+import { createLogger, createRedis, type Logger } from '@gleaner/platform';
 import { botQueue } from '@gleaner/queues';
 import { Sealer, WindowBudget } from '@gleaner/store';
-import { WorkerRegistry } from '@gleaner/worker-runtime';
+import { serveWorkerService, WorkerRegistry, type RunningService } from '@gleaner/worker-runtime';
 import { createBotProcessor } from './bot-processor.js';
 import type { BotConnectorConfig } from './config.js';
 import { PlatformRequestQuota } from './request-quota.js';
 
-export interface RunningService {
-  /** Readiness: its workers run and its Redis connection is up (what `/readyz` answers). */
-  isReady(): boolean;
-  stop(): Promise<void>;
-}
+/** Re-exported: callers of start…() name the handle they get back. */
+export type { RunningService } from '@gleaner/worker-runtime';
 
 export async function startBotConnector(config: BotConnectorConfig, logger: Logger = createLogger('bot-connector', config.LOG_LEVEL)): Promise<RunningService> {
   const redis = createRedis(config.REDIS_URL, 'worker', 'bot-connector', logger);
@@ -20,23 +17,5 @@ export async function startBotConnector(config: BotConnectorConfig, logger: Logg
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   // The processor needs the job's lock token to delay a rate-limited job.
   registry.register(botQueue, (payload, job) => process(payload, job, job.token), { concurrency: config.BOT_CONCURRENCY });
-  await registry.waitUntilReady();
-  registry.reportQueueDepths();
-  const isReady = () => registry.isRunning() && redis.status === 'ready';
-  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, isReady) : null;
-  announce('bot-connector', `bot-connector ready, consuming ${registry.queueNames.join(', ')}`);
-  return {
-    isReady,
-    stop: () =>
-      shutdownInOrder(
-        [
-          // Workers first: while they drain their running jobs, /readyz answers 503 and /metrics still answers.
-          { name: 'workers', run: () => registry.close() },
-          { name: 'health', run: () => health?.close() },
-          { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
-        ],
-        config.SHUTDOWN_DEADLINE_MS,
-        logger,
-      ),
-  };
+  return serveWorkerService({ name: 'bot-connector', registry, redis, config, logger });
 }

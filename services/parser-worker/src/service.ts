@@ -1,24 +1,21 @@
 // The OCR entry alone: the main thread needs no PDF, Office or image readers.
 import { createLazyOcrEngine } from '@gleaner/document-extract/ocr';
 import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store';
-import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, type Logger } from '@gleaner/platform';
+import { createLogger, createRedis, type Logger } from '@gleaner/platform';
 import { parseQueue, QueueProducer, webhookQueue } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
-import { accountCapFrom, recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
+import { accountCapFrom, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService } from '@gleaner/worker-runtime';
 import type { ParserWorkerConfig } from './config.js';
 import { createParsePool, ocrShare } from './parse-pool.js';
 import { createParseProcessor } from './processors/parse.js';
 import { startUploadSweep } from './upload-sweep.js';
 
+/** Re-exported: callers of start…() name the handle they get back. */
+export type { RunningService } from '@gleaner/worker-runtime';
+
 /** OCR pages a tesseract worker reads before it is replaced (tesseract.js advises recycling; ~0.5 s each time). */
 const OCR_RECYCLE_PAGES = 100;
 const OCR_IDLE_MS = 60_000;
-
-export interface RunningService {
-  /** Readiness: its workers run and its Redis connection is up (what `/readyz` answers). */
-  isReady(): boolean;
-  stop(): Promise<void>;
-}
 
 export async function startParserWorker(config: ParserWorkerConfig, logger: Logger = createLogger('parser-worker', config.LOG_LEVEL)): Promise<RunningService> {
   const redis = createRedis(config.REDIS_URL, 'worker', 'parser-worker', logger);
@@ -58,30 +55,19 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
       onFailedForGood: (job) => recordFailedForGood('parse', String(job.id), jobs, { code: '500-001', message: 'Processing error', details: ['processing failed repeatedly (worker crashed)'] }),
     },
   );
-  await registry.waitUntilReady();
-  registry.reportQueueDepths();
   const sweep = startUploadSweep({ redis, prefix: config.GLEANER_REDIS_PREFIX, documents, records: stores.records, logger, intervalMs: config.DOCUMENT_STORE_SWEEP_INTERVAL_MS });
-  const isReady = () => registry.isRunning() && redis.status === 'ready';
-  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, isReady) : null;
-  announce('parser-worker', `parser-worker ready, consuming ${registry.queueNames.join(', ')}`);
-
-  return {
-    isReady,
-    stop: () =>
-      shutdownInOrder(
-        [
-          // Workers first: while they drain their running jobs, /readyz answers 503 and /metrics still answers.
-          { name: 'workers', run: () => registry.close() },
-          { name: 'upload sweep', run: () => sweep.stop() },
-          { name: 'health', run: () => health?.close() },
-          { name: 'threads', run: () => parsePool.close() },
-          { name: 'OCR workers', run: () => ocr.close() },
-          { name: 'webhook producer', run: () => webhooks.close() },
-          { name: 'document store', run: () => documents.close() },
-          { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
-        ],
-        config.SHUTDOWN_DEADLINE_MS,
-        logger,
-      ),
-  };
+  return serveWorkerService({
+    name: 'parser-worker',
+    registry,
+    redis,
+    config,
+    logger,
+    resources: [
+      { name: 'upload sweep', run: () => sweep.stop() },
+      { name: 'threads', run: () => parsePool.close() },
+      { name: 'OCR workers', run: () => ocr.close() },
+      { name: 'webhook producer', run: () => webhooks.close() },
+      { name: 'document store', run: () => documents.close() },
+    ],
+  });
 }

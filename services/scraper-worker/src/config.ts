@@ -3,8 +3,6 @@ import { commonEnvSchema, loadConfig, type CommonConfig } from '@gleaner/platfor
 
 export interface ScraperWorkerConfig extends CommonConfig {
   SCRAPER_CONCURRENCY: number;
-  /** One deadline for fetching a page: connect, redirects, headers and body together (E008 past it, not retried). */
-  SCRAPER_FETCH_TIMEOUT_MS: number;
   /** Threads for HTML extraction; jsdom work is synchronous and CPU bound. */
   SCRAPER_EXTRACT_THREADS: number;
   /** Time budget of one page extraction inside its thread. */
@@ -21,13 +19,16 @@ export interface ScraperWorkerConfig extends CommonConfig {
   LLM_INPUT_TOKEN_BUDGET: number;
   /** Running jobs one account may hold over every process of this service; unset: half of the concurrency, 0: no cap. */
   ACCOUNT_MAX_CONCURRENT_JOBS?: number;
+  /** Default budget of fetching a page, static or rendered (one deadline: connect, redirects, body). */
+  SCRAPER_FETCH_TIMEOUT_MS: number;
+  /** How long a page to render may wait for a free browser-worker before the request gives up on it. */
+  SCRAPER_RENDER_QUEUE_WAIT_MS: number;
   HEALTH_PORT: number;
 }
 
 export const scraperWorkerEnvSchema = Joi.object({
   ...commonEnvSchema,
   SCRAPER_CONCURRENCY: Joi.number().integer().min(1).max(256).default(8),
-  SCRAPER_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(30_000),
   SCRAPER_EXTRACT_THREADS: Joi.number().integer().min(1).max(64).default(2),
   SCRAPER_EXTRACT_BUDGET_MS: Joi.number().integer().min(100).default(30_000),
   SCRAPER_V1_SELECTOR_BUDGET_MS: Joi.number().integer().min(100).default(10_000),
@@ -35,6 +36,8 @@ export const scraperWorkerEnvSchema = Joi.object({
   LLM_DEADLINE_MS: Joi.number().integer().min(1_000).default(120_000),
   LLM_INPUT_TOKEN_BUDGET: Joi.number().integer().min(1_000).default(30_000),
   ACCOUNT_MAX_CONCURRENT_JOBS: Joi.number().integer().min(0).max(10_000),
+  SCRAPER_FETCH_TIMEOUT_MS: Joi.number().integer().min(1_000).max(120_000).default(30_000),
+  SCRAPER_RENDER_QUEUE_WAIT_MS: Joi.number().integer().min(1_000).default(60_000),
   HEALTH_PORT: Joi.number().port().default(0),
 });
 

@@ -1,17 +1,14 @@
-import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, ThreadPool, type Logger } from '@gleaner/platform';
-import { QueueProducer, scrapeQueue, scrapeV1Queue, webhookQueue } from '@gleaner/queues';
+import { createLogger, createRedis, ThreadPool, type Logger } from '@gleaner/platform';
+import { QueueProducer, renderQueue, scrapeQueue, scrapeV1Queue, webhookQueue } from '@gleaner/queues';
 import { createStores, type RecordError } from '@gleaner/store';
-import { accountCapFrom, recordFailedForGood, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
+import { accountCapFrom, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService } from '@gleaner/worker-runtime';
 import type { ScraperWorkerConfig } from './config.js';
 import { createScrapeProcessor } from './processors/scrape.js';
 import { createScrapeV1Processor } from './processors/scrape-v1.js';
 import type { ScrapeProcessorDeps } from './processors/deps.js';
 
-export interface RunningService {
-  /** Readiness: its workers run and its Redis connection is up (what `/readyz` answers). */
-  isReady(): boolean;
-  stop(): Promise<void>;
-}
+/** Re-exported: callers of start…() name the handle they get back. */
+export type { RunningService } from '@gleaner/worker-runtime';
 
 const STALLED: Record<'scrape' | 'scrape-v1', RecordError> = {
   scrape: { code: 'E008', message: 'processing failed repeatedly (worker crashed)' },
@@ -45,7 +42,8 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
   // Jobs are taken only once extraction can run: a fresh thread loads jsdom for seconds, and a
   // job taken meanwhile would wait while another worker sits idle.
   await extractPool.whenLoaded();
-  const deps: ScrapeProcessorDeps = { config, logger, jobs, extractPool, cache: stores.cache, llmKeys: stores.llmKeys, usage: stores.usage };
+  const renders = new QueueProducer(renderQueue, connection);
+  const deps: ScrapeProcessorDeps = { config, logger, jobs, extractPool, cache: stores.cache, llmKeys: stores.llmKeys, usage: stores.usage, renders, renderedPages: stores.renderedPages };
 
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(scrapeQueue, createScrapeProcessor(deps), {
@@ -58,26 +56,15 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
     accountCap,
     onFailedForGood: (job) => recordFailedForGood('scrape-v1', String(job.id), jobs, STALLED['scrape-v1']),
   });
-  await registry.waitUntilReady();
-  registry.reportQueueDepths();
-  const isReady = () => registry.isRunning() && redis.status === 'ready';
-  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, isReady) : null;
-  announce('scraper-worker', `scraper-worker ready, consuming ${registry.queueNames.join(', ')}`);
-
-  return {
-    isReady,
-    stop: () =>
-      shutdownInOrder(
-        [
-          // Workers first: while they drain their running jobs, /readyz answers 503 and /metrics still answers.
-          { name: 'workers', run: () => registry.close() },
-          { name: 'health', run: () => health?.close() },
-          { name: 'threads', run: () => extractPool.close() },
-          { name: 'webhook producer', run: () => webhooks.close() },
-          { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
-        ],
-        config.SHUTDOWN_DEADLINE_MS,
-        logger,
-      ),
-  };
+  return serveWorkerService({ name: 'scraper-worker',
+    registry,
+    redis,
+    config,
+    logger,
+    resources: [
+      { name: 'threads', run: () => extractPool.close() },
+      { name: 'webhook producer', run: () => webhooks.close() },
+      { name: 'render producer', run: () => renders.close() },
+    ],
+  });
 }

@@ -1,16 +1,13 @@
-import { announce, createLogger, createRedis, shutdownInOrder, startHealthServer, webhookDeliveries, type Logger } from '@gleaner/platform';
+import { createLogger, createRedis, webhookDeliveries, type Logger } from '@gleaner/platform';
 import { webhookQueue, type WebhookJob } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
-import { WorkerRegistry } from '@gleaner/worker-runtime';
+import { serveWorkerService, WorkerRegistry, type RunningService } from '@gleaner/worker-runtime';
 import { webhookBackoffDelay } from './backoff.js';
 import type { WebhookDispatcherConfig } from './config.js';
 import { createDeliveryProcessor, deliveryStateOf, withDeliveryState } from './deliver.js';
 
-export interface RunningService {
-  /** Readiness: its workers run and its Redis connection is up (what `/readyz` answers). */
-  isReady(): boolean;
-  stop(): Promise<void>;
-}
+/** Re-exported: callers of start…() name the handle they get back. */
+export type { RunningService } from '@gleaner/worker-runtime';
 
 export async function startWebhookDispatcher(config: WebhookDispatcherConfig, logger: Logger = createLogger('webhook-dispatcher', config.LOG_LEVEL)): Promise<RunningService> {
   const redis = createRedis(config.REDIS_URL, 'worker', 'webhook-dispatcher', logger);
@@ -38,23 +35,5 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig, lo
       },
     },
   );
-  await registry.waitUntilReady();
-  registry.reportQueueDepths();
-  const isReady = () => registry.isRunning() && redis.status === 'ready';
-  const health = config.HEALTH_PORT ? await startHealthServer(config.HEALTH_PORT, isReady) : null;
-  announce('webhook-dispatcher', `webhook-dispatcher ready, consuming ${registry.queueNames.join(', ')}`);
-  return {
-    isReady,
-    stop: () =>
-      shutdownInOrder(
-        [
-          // Workers first: while they drain their running jobs, /readyz answers 503 and /metrics still answers.
-          { name: 'workers', run: () => registry.close() },
-          { name: 'health', run: () => health?.close() },
-          { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
-        ],
-        config.SHUTDOWN_DEADLINE_MS,
-        logger,
-      ),
-  };
+  return serveWorkerService({ name: 'webhook-dispatcher', registry, redis, config, logger });
 }

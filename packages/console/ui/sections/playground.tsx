@@ -87,6 +87,8 @@ function OptionField({ option, values, set }: { option: ApiOption; values: Optio
       {caption}
       {option.kind === 'url' ? (
         <input id={id} name={option.name} type="url" required={option.required} placeholder={option.placeholder} value={String(value)} onInput={onInput} />
+      ) : option.kind === 'number' ? (
+        <input id={id} name={option.name} type="number" min="0" step="1" required={option.required} placeholder={option.placeholder} value={String(value)} onInput={onInput} />
       ) : (
         <input id={id} name={option.name} type="text" required={option.required} placeholder={option.placeholder} value={String(value)} onInput={onInput} />
       )}

@@ -30,6 +30,13 @@ export function scrapeRequestBody(ctx: IExecuteFunctions, i: number): ScrapeRequ
 		const llmKeyId = (ctx.getNodeParameter('llmKeyId', i, '') as string).trim();
 		if (llmKeyId) body.llm_key_id = llmKeyId;
 	}
+	// 'auto' is the service's default: sent only when changed.
+	const renderJs = ctx.getNodeParameter('renderJs', i, 'auto') as string;
+	if (renderJs !== 'auto') body.render_js = renderJs === 'always';
+	const loading = ctx.getNodeParameter('loadingOptions', i, {}) as { timeout?: number; waitFor?: number; waitForSelector?: string };
+	if (loading.timeout) body.timeout = loading.timeout;
+	if (loading.waitFor) body.wait_for = loading.waitFor;
+	if (loading.waitForSelector?.trim()) body.wait_for_selector = loading.waitForSelector.trim();
 	return body;
 }
 

@@ -25,7 +25,9 @@ const pageMeta: Schema = {
     json_ld: { type: 'array', description: 'JSON-LD blocks of the page.', items: {} },
     status_code: { type: 'integer', description: 'HTTP status of the final response.' },
     content_type: { type: 'string' },
-    final_url: { type: 'string', description: 'URL after redirects.' },
+    final_url: { type: 'string', description: 'URL after redirects (and, when rendered, after client-side navigation).' },
+    rendered: { type: 'boolean', description: 'True when the text was read from the page as rendered in Chromium (render_js), false when from its static HTML.' },
+    render_error: { type: 'string', description: 'render_js auto only: why rendering failed and the static page was kept, "E008: …".' },
   },
   additionalProperties: true,
 };
@@ -73,6 +75,15 @@ const schemas: Record<string, Schema> = {
       prompt: { type: 'string', description: 'What to extract (LLM mode).' },
       llm_key_id: nullableString('Id of a language-model key registered with POST /account/llm-keys; the most recently added key when absent.'),
       schema: { type: 'object', additionalProperties: true, description: 'Optional JSON Schema that llm_output must follow (LLM mode only).' },
+      render_js: {
+        oneOf: [{ type: 'string', enum: ['auto'] }, { type: 'boolean' }],
+        default: 'auto',
+        description:
+          'Run the page in headless Chromium before extracting it. auto: fetch it statically and render it only when it looks client-rendered (little text beside a mount node, a noscript "enable JavaScript" notice, a large inline state blob, a hash route), or when wait_for or wait_for_selector is given; a rendering that fails then keeps the static page (meta.render_error says why). true: always render. false: never. meta.rendered says which happened.',
+      },
+      wait_for: { type: 'integer', minimum: 0, maximum: 30000, description: 'Rendering: milliseconds to wait once the page has loaded and settled, before it is read. Shorter than timeout; not with render_js false.' },
+      wait_for_selector: { type: 'string', minLength: 1, maxLength: 1000, description: 'Rendering: a CSS selector the page must contain before it is read (it is waited for within timeout; E008 when it never appears, E009 when it is not valid CSS). Not with render_js false.' },
+      timeout: { type: 'integer', minimum: 1000, maximum: 120000, description: 'Milliseconds the page may take, static or rendered: one deadline for the whole fetch (connect, redirects, body), and for a rendering its loading, waits and scrolling. Default 30000 (SCRAPER_FETCH_TIMEOUT_MS). A page slower than the 20 s window answers 202 and completes on the status endpoint and webhook.' },
     },
     additionalProperties: true,
   },
@@ -173,6 +184,7 @@ export const webScraperDoc: DocSection = {
           llm: { summary: 'Language-model extraction', value: { url: 'https://example.com/products/42', use_llm: true, prompt: 'Return the product name and price as {name, price}.', llm_key_id: '01920c4e-0000-7000-8000-00000000a11e' } },
           cache: { summary: 'Cached result only', value: { url: 'https://example.com/articles/gleaning', use_cache: true } },
           webhook: { summary: 'With a completion webhook', value: { url: 'https://example.com/', webhook: 'https://hooks.example.net/gleaner' } },
+          rendered: { summary: 'Rendered in a browser', value: { url: 'https://app.example.com/#/reports/7', render_js: true, wait_for_selector: '#report table', timeout: 45000 } },
         }),
         responses: {
           '200': submitAnswer(jsonResponse(200, 'Completed within the window (or served from the cache).', { oneOf: [schemaRef('ScrapeBasicResult'), schemaRef('ScrapeLlmResult')] })),

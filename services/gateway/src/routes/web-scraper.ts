@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { Response, Router } from 'express';
 import { compileOutputSchema, LlmError } from '@gleaner/llm-extract';
 import { isRequestId, newRequestId } from '@gleaner/platform';
-import type { ScrapeJob } from '@gleaner/queues';
+import { RENDER_TIMEOUT_MAX_MS, RENDER_WAIT_FOR_MAX_MS, type ScrapeJob } from '@gleaner/queues';
 import { scrapeImmediateBody, scrapeErrorString, scrapeStatusBody, type ScrapeRecord } from '@gleaner/record-views';
 import type { GatewayDeps } from '../deps.js';
 import { ApiError } from '../errors/index.js';
@@ -28,6 +28,10 @@ const scrapeBodySchema = Joi.object({
   prompt: Joi.string().allow(''),
   llm_key_id: Joi.string().allow(null),
   schema: Joi.object().unknown(true),
+  render_js: Joi.alternatives(Joi.boolean().strict(), Joi.string()),
+  wait_for: Joi.number().strict(),
+  wait_for_selector: Joi.string().allow(''),
+  timeout: Joi.number().strict(),
 }).unknown(true);
 
 interface ScrapeBody {
@@ -41,6 +45,31 @@ interface ScrapeBody {
   schema?: Record<string, unknown>;
   /** Labels echoed in the status record and webhook bodies (checked by readTags). */
   tags?: unknown;
+  render_js?: boolean | string;
+  wait_for?: number;
+  wait_for_selector?: string;
+  timeout?: number;
+}
+
+/** `render_js`, `wait_for`, `wait_for_selector` and `timeout` as the scrape job carries them. */
+type RenderOptions = Pick<ScrapeJob, 'renderJs' | 'timeoutMs' | 'waitForMs' | 'waitForSelector'>;
+
+/** Checks the rendering fields (E009 for values the rules refuse) and translates them for the job. */
+function renderOptions(body: ScrapeBody): RenderOptions {
+  const { render_js: renderJs = 'auto', wait_for: waitFor, wait_for_selector: selector, timeout } = body;
+  if (renderJs !== true && renderJs !== false && renderJs !== 'auto') throw new ApiError('E009', "render_js must be 'auto', true or false");
+  const wholeMs = (v: number | undefined, min: number, max: number) => v === undefined || (Number.isInteger(v) && v >= min && v <= max);
+  if (!wholeMs(timeout, 1_000, RENDER_TIMEOUT_MAX_MS)) throw new ApiError('E009', `timeout must be a whole number of milliseconds from 1000 to ${RENDER_TIMEOUT_MAX_MS}`);
+  if (!wholeMs(waitFor, 0, RENDER_WAIT_FOR_MAX_MS)) throw new ApiError('E009', `wait_for must be a whole number of milliseconds from 0 to ${RENDER_WAIT_FOR_MAX_MS}`);
+  if (selector !== undefined && (!selector.trim() || selector.length > 1_000)) throw new ApiError('E009', 'wait_for_selector must be a CSS selector of 1 to 1000 characters');
+  if (renderJs === false && (waitFor !== undefined || selector !== undefined)) throw new ApiError('E009', "wait_for and wait_for_selector need rendering: render_js must be 'auto' or true");
+  if (waitFor !== undefined && waitFor >= (timeout ?? RENDER_TIMEOUT_MAX_MS)) throw new ApiError('E009', 'wait_for must be shorter than timeout');
+  return {
+    renderJs: renderJs === true ? 'always' : renderJs === false ? 'never' : 'auto',
+    ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
+    ...(waitFor ? { waitForMs: waitFor } : {}),
+    ...(selector !== undefined ? { waitForSelector: selector.trim() } : {}),
+  };
 }
 
 /** SPEC: with `use_cache: true` every field other than url is ignored, so none of them is checked. */
@@ -122,6 +151,7 @@ export function webScraperRouter(deps: GatewayDeps): Router {
       if (useLlm && !body.prompt?.trim()) throw new ApiError('E009', 'prompt is required when use_llm is true');
       if (!useLlm && body.schema) throw new ApiError('E009', 'schema is only allowed with use_llm');
       if (body.schema) assertUsableSchema(body.schema);
+      const rendering = renderOptions(body);
       let llmKeyId: string | undefined;
       if (useLlm) {
         const key = await stores.llmKeys.resolve(accountId, body.llm_key_id ?? undefined);
@@ -146,6 +176,7 @@ export function webScraperRouter(deps: GatewayDeps): Router {
         useLlm,
         ...(useLlm ? { prompt: body.prompt, llmKeyId, ...(body.schema ? { schema: body.schema } : {}) } : {}),
         ...(body.webhook ? { webhook: body.webhook } : {}),
+        ...rendering,
       };
       const outcome = await submitAndWait(stores, deps.recordEndings, {
         family: 'scrape',

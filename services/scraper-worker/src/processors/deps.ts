@@ -1,5 +1,6 @@
 import type { Logger, ThreadPool } from '@gleaner/platform';
-import type { LlmKeyStore, ResultCache, UsageCounters } from '@gleaner/store';
+import type { QueueProducer, RenderJob, RenderResult } from '@gleaner/queues';
+import type { LlmKeyStore, RenderedPageStore, ResultCache, UsageCounters } from '@gleaner/store';
 import type { RecordedJobContext } from '@gleaner/worker-runtime';
 import type { ScraperWorkerConfig } from '../config.js';
 
@@ -11,4 +12,7 @@ export interface ScrapeProcessorDeps {
   cache: ResultCache;
   llmKeys: LlmKeyStore;
   usage: UsageCounters;
+  /** Pages to render go to the browser-worker on this queue; their HTML comes back through the store. */
+  renders: QueueProducer<RenderJob, RenderResult>;
+  renderedPages: RenderedPageStore;
 }

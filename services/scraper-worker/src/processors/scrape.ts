@@ -9,6 +9,8 @@ import type { ScrapeProcessorDeps } from './deps.js';
 import { overBudget, seconds } from './extraction-budget.js';
 import { scrapeFetchFailure } from './fetch-failures.js';
 import { runLlm } from './llm.js';
+import { decideRendering } from '../render-decision.js';
+import { renderInBrowser } from './render-in-browser.js';
 
 /** SPEC: the current scraper reads pages up to 10 MB (after decompression). */
 export const SCRAPE_MAX_BYTES = 10 * 1024 * 1024;
@@ -27,22 +29,61 @@ async function extract(deps: ScrapeProcessorDeps, page: FetchedPage, markdown: b
   }
 }
 
-/** fetch → extract (in a thread) → optional LLM → record, cache, webhook. */
+interface ObtainedPage {
+  page: FetchedPage;
+  rendered: boolean;
+  /** `auto` only: why rendering was given up and the static page kept ("E008: …"). */
+  renderError?: string;
+}
+
+/**
+ * The page as `render_js` asks: 'never' fetches it statically, 'always' has the browser-worker
+ * render it, 'auto' fetches it statically and renders it when it looks client-rendered (or a wait
+ * was asked for). In 'auto' a rendering that fails (E008: no browser-worker, over budget, crashes
+ * past the retries) keeps the static page rather than fail a request that asked for no browser.
+ */
+async function obtainPage(deps: ScrapeProcessorDeps, payload: ScrapeJob): Promise<ObtainedPage> {
+  const timeoutMs = payload.timeoutMs ?? deps.config.SCRAPER_FETCH_TIMEOUT_MS;
+  const mode = payload.renderJs ?? 'never';
+  if (mode === 'always') return { page: await renderInBrowser(deps, payload, timeoutMs), rendered: true };
+  let page: FetchedPage;
+  try {
+    page = await fetchPage(payload.url, { maxBytes: SCRAPE_MAX_BYTES, allowPrivateNetworks: deps.config.GLEANER_ALLOW_PRIVATE_NETWORKS, deadlineMs: timeoutMs });
+  } catch (err) {
+    throw scrapeFetchFailure(err);
+  }
+  if (mode === 'never' || page.kind !== 'html') return { page, rendered: false };
+  const asked = payload.waitForSelector !== undefined || payload.waitForMs !== undefined;
+  const decision = asked ? { render: true, reason: 'a wait was asked for' } : decideRendering(page.body, page.finalUrl);
+  if (!decision.render) return { page, rendered: false };
+  deps.logger.debug('rendering a client-rendered page', { requestId: payload.requestId, reason: decision.reason });
+  try {
+    return { page: await renderInBrowser(deps, { ...payload, url: page.finalUrl }, timeoutMs), rendered: true };
+  } catch (err) {
+    if (!(err instanceof JobFailure) || err.code !== 'E008') throw err;
+    deps.logger.warn('rendering failed, the static page is kept', { requestId: payload.requestId, error: err.message });
+    return { page, rendered: false, renderError: `${err.code}: ${err.message}` };
+  }
+}
+
+/** fetch (or render) → extract (in a thread) → optional LLM → record, cache, webhook. */
 export function createScrapeProcessor(deps: ScrapeProcessorDeps) {
   return (payload: ScrapeJob, job: Job) =>
     runRecordedJob('scrape', job, payload.requestId, deps.jobs, async () => {
-      let page: FetchedPage;
-      try {
-        page = await fetchPage(payload.url, { maxBytes: SCRAPE_MAX_BYTES, allowPrivateNetworks: deps.config.GLEANER_ALLOW_PRIVATE_NETWORKS, deadlineMs: deps.config.SCRAPER_FETCH_TIMEOUT_MS });
-      } catch (err) {
-        throw scrapeFetchFailure(err);
-      }
+      const { page, rendered, renderError } = await obtainPage(deps, payload);
       const needMarkdown = payload.outputType === 'markdown' || payload.useLlm;
       const extracted = await extract(deps, page, needMarkdown, payload.accountId);
       const result: ScrapeResult = {
         text: extracted.text,
         ...(needMarkdown ? { markdown: extracted.markdown ?? '' } : {}),
-        meta: { ...extracted.meta, status_code: page.statusCode, content_type: page.contentType, final_url: page.finalUrl },
+        meta: {
+          ...extracted.meta,
+          status_code: page.statusCode,
+          content_type: page.contentType,
+          final_url: page.finalUrl,
+          rendered,
+          ...(renderError ? { render_error: renderError } : {}),
+        },
         links: extracted.links,
         images: extracted.images,
       };

@@ -1,0 +1,197 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { browserLaunches, type Logger } from '@gleaner/platform';
+import { childProcessesNamed, memoryOf, processTree, type ProcessMemory } from './process-memory.js';
+
+/**
+ * Flags for Debian's Chromium in a container: no sandbox (no user namespaces), no GPU, and none
+ * of its own background traffic (updates, sync, field trials), which on a closed network floods
+ * it with retries. QUIC off and WebRTC limited to proxied connections: both would leave by UDP,
+ * around the filtering proxy.
+ */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+];
+
+/** Chromium died under a page (killed, out of memory): the page is worth rendering again. */
+export class BrowserCrashedError extends Error {
+  constructor(message = 'Chromium exited while rendering the page') {
+    super(message);
+    this.name = 'BrowserCrashedError';
+  }
+}
+
+export interface ManagedBrowserOptions {
+  executablePath: string;
+  /** Proxy for Chromium's own traffic (the refusing sink); pages get theirs per context. */
+  launchProxy: string;
+  recycleAfterPages: number;
+  memoryLimitMb: number;
+  idleMs: number;
+  logger: Logger;
+}
+
+interface Running {
+  browser: Browser;
+  /** Chromium's main process (the launcher script execs it). */
+  pid: number | null;
+  pages: number;
+  active: number;
+  retiring: boolean;
+  /** Set when Chromium went away without our asking. */
+  crashed: boolean;
+}
+
+/**
+ * One Chromium per process, shared by every job, each in a fresh context (no cookies, storage or
+ * cache shared between requests). Launched on first use; replaced after `recycleAfterPages`
+ * pages, or once its processes' memory passes the limit (after its running pages finish: new
+ * pages wait for the fresh one, so there is never more than one); closed after `idleMs` without
+ * pages; launched again after a crash.
+ */
+export class ManagedBrowser {
+  private running: Running | null = null;
+  private launching: Promise<Running> | null = null;
+  private drained: (() => void) | null = null;
+  private draining: Promise<void> | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private nextLaunchReason = 'first';
+  private closed = false;
+
+  constructor(private readonly options: ManagedBrowserOptions) {}
+
+  /** Runs `work` in a fresh context of the current Chromium; a crash under it throws BrowserCrashedError. */
+  async withContext<T>(contextOptions: Parameters<Browser['newContext']>[0], work: (context: BrowserContext) => Promise<T>): Promise<T> {
+    const run = await this.acquire();
+    let context: BrowserContext | null = null;
+    try {
+      context = await run.browser.newContext(contextOptions);
+      return await work(context);
+    } catch (err) {
+      if (run.crashed || !run.browser.isConnected()) throw new BrowserCrashedError();
+      throw err;
+    } finally {
+      await context?.close().catch(() => undefined);
+      this.release(run);
+    }
+  }
+
+  /** Chromium's processes now (the main one and its children), empty when none runs. */
+  processIds(): number[] {
+    const pid = this.running?.pid;
+    return pid ? processTree([pid]) : [];
+  }
+
+  memory(): ProcessMemory {
+    return memoryOf(this.processIds());
+  }
+
+  private async acquire(): Promise<Running> {
+    if (this.closed) throw new Error('the browser is closed');
+    while (this.draining) await this.draining;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    const run = this.running && !this.running.crashed ? this.running : await (this.launching ??= this.launch().finally(() => (this.launching = null)));
+    run.active++;
+    return run;
+  }
+
+  private release(run: Running): void {
+    run.active--;
+    run.pages++;
+    if (run !== this.running) return;
+    if (!run.retiring) {
+      const reason = run.pages >= this.options.recycleAfterPages ? 'pages' : this.overMemory(run) ? 'memory' : null;
+      if (reason) this.retire(run, reason);
+    }
+    if (run.retiring && run.active === 0) void this.closeRun(run);
+    else if (run.active === 0) {
+      this.idleTimer = setTimeout(() => this.retire(run, 'idle'), this.options.idleMs);
+      this.idleTimer.unref();
+    }
+  }
+
+  private overMemory(run: Running): boolean {
+    if (!run.pid) return false;
+    const { pssMb } = memoryOf(processTree([run.pid]));
+    if (pssMb <= this.options.memoryLimitMb) return false;
+    this.options.logger.info('Chromium over its memory limit, replacing it', { pssMb, limitMb: this.options.memoryLimitMb });
+    return true;
+  }
+
+  /** New pages wait until this Chromium's pages are done and it is closed. */
+  private retire(run: Running, reason: string): void {
+    if (run.retiring) return;
+    run.retiring = true;
+    this.nextLaunchReason = reason;
+    this.draining = new Promise<void>((resolve) => (this.drained = resolve));
+    if (run.active === 0) void this.closeRun(run);
+  }
+
+  private async closeRun(run: Running): Promise<void> {
+    if (this.running === run) this.running = null;
+    await run.browser.close().catch(() => undefined);
+    const resolve = this.drained;
+    this.draining = null;
+    this.drained = null;
+    resolve?.();
+  }
+
+  private async launch(): Promise<Running> {
+    const before = new Set(this.chromiumChildren());
+    const browser = await chromium.launch({
+      executablePath: this.options.executablePath,
+      args: CHROMIUM_ARGS,
+      proxy: { server: this.options.launchProxy },
+      // Playwright's own signal handlers would close Chromium before our ordered shutdown ran.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+    const pid = this.chromiumChildren().find((p) => !before.has(p)) ?? null;
+    const run: Running = { browser, pid, pages: 0, active: 0, retiring: false, crashed: false };
+    browser.on('disconnected', () => {
+      if (run.retiring || this.closed) return;
+      run.crashed = true;
+      if (this.running === run) this.running = null;
+      this.nextLaunchReason = 'crash';
+      this.options.logger.warn('Chromium exited unexpectedly; the next page starts a fresh one', { pid, activePages: run.active });
+    });
+    browserLaunches.inc({ reason: this.nextLaunchReason });
+    this.options.logger.info('Chromium started', { pid, reason: this.nextLaunchReason });
+    this.running = run;
+    return run;
+  }
+
+  /** Our child processes that run Chromium (Debian's launcher script execs /usr/lib/chromium/chromium). */
+  private chromiumChildren(): number[] {
+    let name = 'chromium';
+    try {
+      name = path.basename(fs.realpathSync(this.options.executablePath));
+    } catch {
+      // launch() reports a missing executable
+    }
+    return [...new Set([...childProcessesNamed(process.pid, name), ...childProcessesNamed(process.pid, 'chromium')])];
+  }
+
+  /** Closes Chromium now (shutdown: the workers have drained already). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    const run = this.running ?? (this.launching ? await this.launching.catch(() => null) : null);
+    if (run) {
+      run.retiring = true;
+      await this.closeRun(run);
+    }
+  }
+}

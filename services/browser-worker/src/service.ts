@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import { browserMemory, browserRefusedConnections, createLogger, createRedis, onMetricsScrape, type Logger } from '@gleaner/platform';
+import { renderQueue } from '@gleaner/queues';
+import { RenderedPageStore } from '@gleaner/store';
+import { accountCapFrom, serveWorkerService, WorkerRegistry, type RunningService } from '@gleaner/worker-runtime';
+import type { BrowserWorkerConfig } from './config.js';
+import { FilteringProxy } from './filtering-proxy.js';
+import { ManagedBrowser } from './managed-browser.js';
+import { createRenderProcessor } from './processors/render.js';
+
+export type { RunningService } from '@gleaner/worker-runtime';
+
+/** SPEC: the current scraper reads pages up to 10 MB; a rendered page is held to the same. */
+export const RENDERED_MAX_BYTES = 10 * 1024 * 1024;
+
+export async function startBrowserWorker(config: BrowserWorkerConfig, logger: Logger = createLogger('browser-worker', config.LOG_LEVEL)): Promise<RunningService> {
+  // Chromium itself starts with the first page; a missing one is a boot failure, not a failed job.
+  try {
+    fs.accessSync(config.CHROMIUM_PATH, fs.constants.X_OK);
+  } catch {
+    throw new Error(`no Chromium at ${config.CHROMIUM_PATH} (CHROMIUM_PATH): install Debian's chromium package or point CHROMIUM_PATH at a Chromium binary`);
+  }
+  const redis = createRedis(config.REDIS_URL, 'worker', 'browser-worker', logger);
+  const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
+  const pageProxy = await FilteringProxy.start({ allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS });
+  pageProxy.on('refused', () => browserRefusedConnections.inc());
+  // Chromium's own traffic (updates, sync, safe browsing) goes to a proxy that refuses it all.
+  const sink = await FilteringProxy.start({ allowPrivateNetworks: false }, { refuseAll: true });
+  const browser = new ManagedBrowser({
+    executablePath: config.CHROMIUM_PATH,
+    launchProxy: sink.url,
+    recycleAfterPages: config.BROWSER_RECYCLE_PAGES,
+    memoryLimitMb: config.BROWSER_MEMORY_LIMIT_MB,
+    idleMs: config.BROWSER_IDLE_MS,
+    logger,
+  });
+  const stopSampling = onMetricsScrape(async () => browserMemory.set(browser.memory().pssMb * 1024 * 1024));
+
+  const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
+  registry.register(
+    renderQueue,
+    createRenderProcessor({
+      browser,
+      pageProxy,
+      renderedPages: new RenderedPageStore(redis, config.GLEANER_REDIS_PREFIX),
+      settings: { blockedResources: new Set(config.BROWSER_BLOCKED_RESOURCES), settleMs: config.BROWSER_SETTLE_MS, scrollSteps: config.BROWSER_SCROLL_STEPS, maxBytes: RENDERED_MAX_BYTES },
+      logger,
+    }),
+    { concurrency: config.BROWSER_CONCURRENCY, accountCap: accountCapFrom(config.ACCOUNT_MAX_CONCURRENT_JOBS, config.BROWSER_CONCURRENCY) },
+  );
+  return serveWorkerService({
+    name: 'browser-worker',
+    registry,
+    redis,
+    config,
+    logger,
+    resources: [
+      { name: 'browser', run: () => browser.close() },
+      { name: 'proxies', run: () => Promise.all([pageProxy.close(), sink.close()]) },
+      { name: 'metrics sampler', run: stopSampling },
+    ],
+  });
+}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createLogger } from '@gleaner/platform';
+import { extractPage } from '@gleaner/html-extract';
+import { FilteringProxy } from '../src/filtering-proxy.js';
+import { ManagedBrowser } from '../src/managed-browser.js';
+import { RenderFailure, renderPage, type RenderRequest, type RenderSettings } from '../src/render-page.js';
+import { startPageServer } from '../../../tests/support/page-server.js';
+import { RENDERING_FIXTURES, renderingFixtureRoutes } from '../../../tests/support/rendering-fixtures.js';
+import { wordF1 } from '../../../tests/support/word-f1.js';
+
+/**
+ * The renderer on Debian's Chromium, without queues: each client-rendered fixture rendered and
+ * put through the scraper's extraction (extractPage) gives its expected text.
+ */
+const settings: RenderSettings = { blockedResources: new Set(['image', 'media', 'font']), settleMs: 4_000, scrollSteps: 20, maxBytes: 10 * 1024 * 1024 };
+let site: Awaited<ReturnType<typeof startPageServer>>;
+let proxy: FilteringProxy;
+let sink: FilteringProxy;
+let browser: ManagedBrowser;
+
+beforeAll(async () => {
+  site = await startPageServer({
+    ...renderingFixtureRoutes(),
+    '/photo.png': (_q, s) => s.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(10)),
+    '/with-image': (_q, s) => s.writeHead(200, { 'content-type': 'text/html' }).end('<p>An image: <img src="/photo.png" alt="photo"></p>'),
+    '/endless': (_q, s) => {
+      s.writeHead(200, { 'content-type': 'text/html' });
+      s.write('<html><body><p>This page never finishes arriving.</p>');
+      const timer = setInterval(() => s.write('<p>more</p>'), 300);
+      s.on('close', () => clearInterval(timer));
+    },
+    '/missing': (_q, s) => s.writeHead(404, { 'content-type': 'text/html' }).end('<p>no</p>'),
+    '/to-file': (_q, s) => s.writeHead(302, { location: 'file:///etc/passwd' }).end(),
+    '/reaches-out': (_q, s) =>
+      s.writeHead(200, { 'content-type': 'text/html' }).end(`<p>Local page.</p><iframe src="file:///etc/passwd"></iframe><iframe src="chrome://version"></iframe>
+<script>fetch('file:///etc/passwd').then((r) => r.text()).then((t) => document.body.append(t), () => {});
+setTimeout(() => { location.href = 'file:///etc/passwd'; }, 50); setTimeout(() => { location.href = 'chrome://version'; }, 100);</script>`),
+    '/download': (_q, s) => s.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="x.bin"' }).end(Buffer.alloc(1000)),
+  });
+  proxy = await FilteringProxy.start({ allowPrivateNetworks: true });
+  sink = await FilteringProxy.start({ allowPrivateNetworks: false }, { refuseAll: true });
+  browser = new ManagedBrowser({ executablePath: '/usr/bin/chromium', launchProxy: sink.url, recycleAfterPages: 100, memoryLimitMb: 2000, idleMs: 60_000, logger: createLogger('browser-test', 'error') });
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await proxy?.close();
+  await sink?.close();
+  await site?.close();
+});
+
+function render(request: RenderRequest) {
+  return browser.withContext({ proxy: { server: proxy.url } }, (context) => renderPage(context, request, settings, []));
+}
+
+describe('client-rendered fixtures', () => {
+  for (const [name, fixture] of Object.entries(RENDERING_FIXTURES)) {
+    it(`${name}: rendered and extracted, word F1 >= 0.95 against its text`, async () => {
+      const started = Date.now();
+      const page = await render({ url: `${site.url}${fixture.path}`, timeoutMs: 30_000, waitForSelector: fixture.waitForSelector });
+      const text = extractPage(page.html, page.finalUrl).text;
+      const f1 = wordF1(text, fixture.expected);
+      process.stdout.write(`${name}: F1 ${f1.toFixed(3)} in ${Date.now() - started} ms\n`);
+      if (f1 < 0.95) process.stdout.write(`${text}\n`);
+      expect(f1).toBeGreaterThanOrEqual(0.95);
+      expect(page.statusCode).toBe(200);
+    }, 40_000);
+  }
+});
+
+describe('budget and failures', () => {
+  it('ends a page that never finishes loading at its budget, naming it', async () => {
+    const started = Date.now();
+    const err = await render({ url: `${site.url}/endless`, timeoutMs: 2_000 }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(RenderFailure);
+    expect([(err as RenderFailure).code, (err as Error).message]).toEqual(['E008', 'the page did not finish loading within its 2 s budget']);
+    expect(Date.now() - started).toBeLessThan(6_000);
+  });
+
+  it('fails an HTTP error and an invalid selector with their own messages', async () => {
+    await expect(render({ url: `${site.url}/missing`, timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'E008', message: 'target answered HTTP 404' });
+    await expect(render({ url: `${site.url}/app-shell`, timeoutMs: 10_000, waitForSelector: 'div[' })).rejects.toMatchObject({ code: 'E009', message: "wait_for_selector 'div[' is not a valid CSS selector" });
+  });
+
+  it('refuses file:, chrome: and downloads', async () => {
+    await expect(render({ url: `${site.url}/to-file`, timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'E008', message: expect.stringMatching(/^could not load the page \(net::ERR_/) });
+    const page = await render({ url: `${site.url}/reaches-out`, timeoutMs: 10_000 });
+    expect(page.finalUrl).toBe(`${site.url}/reaches-out`);
+    expect(page.html).toContain('Local page.');
+    expect(page.html).not.toMatch(/root:x:0|Chromium|Google/);
+    await expect(render({ url: `${site.url}/download`, timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'E008', message: expect.stringMatching(/unsupported content type/) });
+  });
+
+  it('does not load images', async () => {
+    const before = site.hits['/photo.png'] ?? 0;
+    const page = await render({ url: `${site.url}/with-image`, timeoutMs: 10_000 });
+    expect(page.html).toContain('/photo.png');
+    expect(site.hits['/photo.png'] ?? 0).toBe(before);
+  });
+});
