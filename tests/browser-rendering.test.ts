@@ -12,6 +12,7 @@ import { createAccountWithKey, openTestStores, type CreatedAccount, type TestSto
 import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
 import { realSitePages } from './support/web-corpus.js';
 import { wordF1 } from './support/word-f1.js';
+import { reportFigures } from './support/figures.js';
 
 /**
  * `render_js` end to end: the gateway, the scraper-worker, the browser-worker (Debian's Chromium)
@@ -116,7 +117,7 @@ describe('client-rendered pages', () => {
         return { name, f1: Number(wordF1(text, f.expected).toFixed(3)), rendered: meta.rendered };
       }),
     );
-    process.stdout.write(`render_js auto: ${results.map((r) => `${r.name} F1 ${r.f1}`).join(', ')}\n`);
+    reportFigures(`render_js auto: ${results.map((r) => `${r.name} F1 ${r.f1}`).join(', ')}\n`);
     for (const r of results) expect(r).toEqual({ name: r.name, f1: expect.any(Number), rendered: true });
     for (const r of results) expect({ name: r.name, ok: r.f1 >= 0.95 }).toEqual({ name: r.name, ok: true });
   }, 120_000);

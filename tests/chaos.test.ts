@@ -16,6 +16,7 @@ import { DisposableRedis, freePort } from './support/redis-server.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
 import { createAccountWithKey, openTestStores, type TestStores } from './support/test-stores.js';
 import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
+import { reportFigures } from './support/figures.js';
 
 /**
  * Chaos suite: the real gateway and workers as processes on real Redis, with faults injected from
@@ -494,7 +495,7 @@ describe('Redis killed and restarted under load (AOF on)', () => {
         const outageError = a.status === 503 && String(a.body?.error).startsWith('E006: ') && Number(a.retryAfter) > 0;
         if (!ok && !outageError) problems.push(`${a.kind} sent ${a.sentAt - stopping} ms after the stop: ${a.status} ${a.error ?? JSON.stringify(a.body)}`);
       }
-      process.stdout.write(
+      reportFigures(
         `chaos outage: Redis down ${resuming - down} ms; ${fetchingWhenRedisDied} scrapes were fetching when it died; ` +
           `answers during the outage: ${['scrape', 'parse', 'status'].map((k) => `${k} ${during.filter((a) => a.kind === k).length}`).join(', ')}; ` +
           `accepted ${accepted.length} (${acceptedBeforeResume} before the restart)\n`,
@@ -529,7 +530,7 @@ describe('Redis killed and restarted under load (AOF on)', () => {
       expect(ids.filter((id) => !delivered.some((d) => d.headers['x-request-id'] === id))).toEqual([]);
       for (const id of ids) expect(new Set(delivered.filter((d) => d.headers['x-request-id'] === id).map((d) => d.headers['x-webhook-delivery'])).size).toBe(1);
       const refetched = accepted.filter(({ n }) => (pages.hits[`/item/${n}`] ?? 0) > 1).length;
-      process.stdout.write(`chaos outage: ${refetched} pages fetched twice; ${delivered.length - ids.length} duplicate webhook deliveries\n`);
+      reportFigures(`chaos outage: ${refetched} pages fetched twice; ${delivered.length - ids.length} duplicate webhook deliveries\n`);
     } finally {
       await Promise.all(own.map((p) => p.kill('SIGKILL')));
       await receiver.close();

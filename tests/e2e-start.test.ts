@@ -10,6 +10,7 @@ import { parsePrometheusText, samplesOf, sumOf } from './support/prometheus.js';
 import { freePort } from './support/redis-server.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { waitFor } from './support/webhook-receiver.js';
+import { reportFigures } from './support/figures.js';
 
 /**
  * The whole system through `pnpm start`, as the README's quick start runs it: in production mode
@@ -114,5 +115,5 @@ it('stops cleanly on SIGTERM: the start-all process itself logs the shutdown, fi
   expect(await waitFor(() => processGroupMembers(system.child.pid!), (members) => members.length === 0, 5_000)).toEqual([]);
   await expect(fetch(`${healthUrl}/healthz`)).rejects.toThrow();
   await expect(fetch(`${baseUrl}/healthz`)).rejects.toThrow();
-  process.stdout.write(`pnpm start: SIGTERM to exit of the start-all process in ${tookMs} ms\n`);
+  reportFigures(`pnpm start: SIGTERM to exit of the start-all process in ${tookMs} ms\n`);
 }, 60_000);

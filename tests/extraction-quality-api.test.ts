@@ -7,6 +7,7 @@ import { startPageServer } from './support/page-server.js';
 import { startService, type ServiceProcess } from './support/processes.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { createAccountWithKey, openTestStores, type CreatedAccount, type TestStores } from './support/test-stores.js';
+import { reportFigures } from './support/figures.js';
 
 /**
  * Main-content quality as users get it: every page of ../shared/corpus/web-annotated (672 real
@@ -72,7 +73,7 @@ it('scrapes the annotated corpus through the API at the recorded quality', async
 
   const scorer = await loadScorer();
   const figures = qualityFigures(scorer.scoreCorpus(scorer.loadCorpus(ANNOTATED_CORPUS), predictions));
-  console.log(`web-annotated through the API (${pages.length} pages)\n${groupReport(scorer, pages, predictions).lines.join('\n')}`);
+  reportFigures(`web-annotated through the API (${pages.length} pages)\n${groupReport(scorer, pages, predictions).lines.join('\n')}`);
   expect(Object.keys(predictions)).toHaveLength(pages.length);
   expect(figures.dragnetF1).toBeGreaterThanOrEqual(FLOORS.dragnetF1);
   expect(figures.snippetF1).toBeGreaterThanOrEqual(FLOORS.snippetF1);

@@ -9,6 +9,7 @@ import { startService, type ServiceProcess } from './support/processes.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { createAccountWithKey, openTestStores, type CreatedAccount, type TestStores } from './support/test-stores.js';
 import { waitFor } from './support/webhook-receiver.js';
+import { reportFigures } from './support/figures.js';
 
 /**
  * Issue 24, item 2: one account must not starve the others, within its own 60/min. Real gateway,
@@ -113,13 +114,13 @@ describe('scraper-worker (default concurrency 8, two extraction threads)', () =>
     await sleep(500);
     const duringBig = await post(b, '/web-scrapper/', { url: `${site.url}/tiny/1` });
     const rssDuringBig = residentMb(worker.child.pid!);
-    process.stdout.write(`fair sharing, scraper: B answered ${duringBig.status} in ${duringBig.ms} ms beside A's four 9 MB pages (worker ${Math.round(rssDuringBig)} MB)\n`);
+    reportFigures(`fair sharing, scraper: B answered ${duringBig.status} in ${duringBig.ms} ms beside A's four 9 MB pages (worker ${Math.round(rssDuringBig)} MB)\n`);
     expect({ status: duringBig.status, text: duringBig.body.text_content }).toEqual({ status: 200, text: expect.stringContaining("Account B's small page /tiny/1") });
 
     // Then A's hanging scrapes hold its share of the slots.
     expect(await waitFor(() => inFlight.hang, (n) => n >= 4, 90_000)).toBeGreaterThanOrEqual(4);
     const duringHang = await post(b, '/web-scrapper/', { url: `${site.url}/tiny/2` });
-    process.stdout.write(`fair sharing, scraper: B answered ${duringHang.status} in ${duringHang.ms} ms beside ${inFlight.hang} of A's hanging fetches (peak ${peak.hang})\n`);
+    reportFigures(`fair sharing, scraper: B answered ${duringHang.status} in ${duringHang.ms} ms beside ${inFlight.hang} of A's hanging fetches (peak ${peak.hang})\n`);
     expect({ status: duringHang.status, text: duringHang.body.text_content }).toEqual({ status: 200, text: expect.stringContaining("Account B's small page /tiny/2") });
     // A never held more than its share (4 of 8) of fetches at once.
     expect(peak.hang).toBeLessThanOrEqual(4);
@@ -151,7 +152,7 @@ describe('parser-worker (concurrency 2)', () => {
     expect(await waitFor(() => inFlight.drip, (n) => n >= 1, 30_000)).toBeGreaterThanOrEqual(1);
     await sleep(500);
     const beside = await post(b, '/documents/parse', { url: `${site.url}/note/1.txt`, type: 'txt' });
-    process.stdout.write(`fair sharing, parser: B answered in ${beside.ms} ms beside A's drip download (${inFlight.drip} in flight, peak ${peak.drip})\n`);
+    reportFigures(`fair sharing, parser: B answered in ${beside.ms} ms beside A's drip download (${inFlight.drip} in flight, peak ${peak.drip})\n`);
     expect({ status: beside.status, data: beside.body.data }).toEqual({ status: 200, data: expect.stringContaining("Account B's note /note/1.txt") });
     expect(peak.drip).toBe(1);
 

@@ -7,6 +7,7 @@ import { startGatewayProcess, type GatewayProcess } from './support/gateway-proc
 import { rawHttp, type RawRequest, type RawResponse } from './support/raw-http.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { createAccountWithKey, openTestStores, type TestStores } from './support/test-stores.js';
+import { reportFigures } from './support/figures.js';
 
 /**
  * Hostile input against a real gateway process: several hundred malformed requests, generated
@@ -420,7 +421,7 @@ it('answers every malformed request below 500, in its family format, with X-Requ
   const failures = results.filter((r) => r.problems.length > 0).map((r) => `${r.c.name}: ${r.problems.join('; ')}`.slice(0, 400));
   const byStatus: Record<number, number> = {};
   for (const r of results) if (r.res) byStatus[r.res.status] = (byStatus[r.res.status] ?? 0) + 1;
-  console.log(`fuzz: ${results.length} requests (seed ${SEED.toString(16)}) in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses ${JSON.stringify(byStatus)}`);
+  reportFigures(`fuzz: ${results.length} requests (seed ${SEED.toString(16)}) in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses ${JSON.stringify(byStatus)}`);
   expect(failures).toEqual([]);
 
   // The run is about errors: most answers are 4xx, and every family answered some of them.

@@ -8,6 +8,7 @@ import { startService, type ServiceProcess } from './support/processes.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { createAccountWithKey, openTestStores, type TestStores } from './support/test-stores.js';
 import { waitFor } from './support/webhook-receiver.js';
+import { reportFigures } from './support/figures.js';
 
 /**
  * Issue 24, item 1: a tenant registers a language-model key whose base URL answers 200 with a JSON
@@ -84,7 +85,7 @@ describe('a language-model endpoint whose answer never ends', () => {
       expect(fake.requests[0].bytesSent).toBeLessThan(64 * 1024 * 1024);
       expect(alive(worker)).toBe(true);
       const rssAfter = residentMb(worker.child.pid!);
-      process.stdout.write(`endless ${provider} body: worker resident ${Math.round(rssBefore)} MB before, ${Math.round(rssAfter)} MB after; provider wrote ${Math.round(fake.requests[0].bytesSent! / 1024 / 1024)} MB before the worker hung up\n`);
+      reportFigures(`endless ${provider} body: worker resident ${Math.round(rssBefore)} MB before, ${Math.round(rssAfter)} MB after; provider wrote ${Math.round(fake.requests[0].bytesSent! / 1024 / 1024)} MB before the worker hung up\n`);
       expect(rssAfter - rssBefore).toBeLessThan(200);
 
       fake.reset();

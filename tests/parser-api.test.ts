@@ -13,6 +13,7 @@ import { REPO_ROOT } from './support/processes.js';
 import { deleteKeysWithPrefix, replyBufferShrunk, testPrefix, watchReplyBufferShrinking } from './support/redis.js';
 import { waitFor } from './support/webhook-receiver.js';
 import { wordF1 } from './support/word-f1.js';
+import { reportFigures } from './support/figures.js';
 
 /** The document parser end to end: gateway, parse queue, parser-worker threads, files from a local server. */
 const DOCS = path.resolve(REPO_ROOT, '../shared/corpus/docs');
@@ -136,7 +137,7 @@ describe('long documents', () => {
       expect(lines[0]).toBe(`Page ${i + 1} line 1: ${LINE}`);
       expect(lines[39]).toBe(`Page ${i + 1} line 40: ${LINE}`);
     });
-    console.log(`120-page PDF through the API: ${seconds.toFixed(2)} s`);
+    reportFigures(`120-page PDF through the API: ${seconds.toFixed(2)} s`);
   }, 30_000);
 
   it('while a long document is PROCESSING, its status shows pagesDone of pagesTotal', async () => {

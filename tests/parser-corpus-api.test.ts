@@ -8,6 +8,7 @@ import { startPageServer } from './support/page-server.js';
 import { REPO_ROOT, startService, type ServiceProcess } from './support/processes.js';
 import { deleteKeysWithPrefix, replyBufferShrunk, testPrefix, watchReplyBufferShrinking } from './support/redis.js';
 import { pagesOf, wordF1 } from './support/word-f1.js';
+import { reportFigures } from './support/figures.js';
 
 /**
  * Every file of the document corpus (../shared/corpus/docs) parsed through the API: a local
@@ -155,7 +156,7 @@ describe('the corpus through the API', () => {
   it.each(['pdf', 'docx', 'doc', 'image', 'txt'])('%s: every file COMPLETED with a mean word F1 of at least 0.90', (type) => {
     const scored = completed(type).map((file) => ({ file, f1: score(file) }));
     const mean = scored.reduce((sum, s) => sum + s.f1, 0) / scored.length;
-    console.log(
+    reportFigures(
       `${type}: mean word F1 ${mean.toFixed(3)} over ${scored.length} files\n` +
         scored.map(({ file, f1 }) => `  ${file.path.padEnd(40)} F1 ${f1.toFixed(3)}  pages ${results.get(file.path)!.pages}  done at ${results.get(file.path)!.seconds.toFixed(0)} s`).join('\n'),
     );

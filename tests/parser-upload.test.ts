@@ -10,6 +10,7 @@ import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
 import { handWrittenPdf } from './support/hand-written-pdf.js';
 import { startService, type ServiceProcess } from './support/processes.js';
+import { rawHttp } from './support/raw-http.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { startLocalS3, S3_TEST_CREDENTIALS, type LocalS3 } from './support/s3-server.js';
 import { waitFor } from './support/webhook-receiver.js';
@@ -128,8 +129,20 @@ describe.each([
 
   it('refuses a body that declares more than 50 MB before reading it', async () => {
     const setup = setupOf();
-    const res = await upload(setup, blobOf(Buffer.alloc(60 * MB, 0x41)), {}, 'big.txt');
-    expect({ status: res.status, body: await res.json() }).toEqual({ status: 413, body: { error: '413-001: Request too large', details: ['the file is larger than 50 MB'] } });
+    // 60 MB declared, a few bytes sent: an answer can only come from a gateway that refused the
+    // body before reading it (a client still sending 60 MB may see its connection closed instead).
+    const res = await rawHttp(Number(new URL(setup.h.url).port), {
+      method: 'POST',
+      path: '/documents/parse',
+      headers: [
+        ['x-api-key', setup.account.apiKey],
+        ['content-type', 'multipart/form-data; boundary=b'],
+        ['content-length', String(60 * MB)],
+      ],
+      body: '--b\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\n\r\nAAAA',
+      contentLength: false,
+    });
+    expect({ status: res.status, body: res.json }).toEqual({ status: 413, body: { error: '413-001: Request too large', details: ['the file is larger than 50 MB'] } });
   }, 60_000);
 
   it('refuses a file of a kind the parser does not read with 400-001 while it streams, and stores nothing', async () => {

@@ -6,6 +6,7 @@ import { processGroupMembers, REPO_ROOT, RUN_PROGRAM, startProcess, type Service
 import { freePort } from './support/redis-server.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { waitFor } from './support/webhook-receiver.js';
+import { reportFigures } from './support/figures.js';
 
 /**
  * Services started exactly as INTERFACE.md tells operators (`pnpm --filter @gleaner/<service>
@@ -73,7 +74,7 @@ describe('pnpm --filter @gleaner/<service> start', () => {
     }
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     await expect(fetch(`http://127.0.0.1:${healthPort}/healthz`)).rejects.toThrow();
-    process.stdout.write(`SIGTERM to pnpm: gateway exited 0 in ${g.at - signalled} ms, scraper-worker in ${w.at - signalled} ms\n`);
+    reportFigures(`SIGTERM to pnpm: gateway exited 0 in ${g.at - signalled} ms, scraper-worker in ${w.at - signalled} ms\n`);
   }, 180_000);
 });
 

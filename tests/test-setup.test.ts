@@ -74,6 +74,15 @@ describe('the suite and a Redis on 6379', () => {
   });
 });
 
+describe('the exit status of a run with the suite\'s own Redis', () => {
+  it('is not 0 when a test fails (the Redis that globalSetup started is stopped before jest exits)', async () => {
+    // A clean environment has no GLEANER_TEST_REDIS_URL: the run starts its own Redis.
+    const result = await outcome('pnpm', ['test:file', '--testMatch', '<rootDir>/tests/fixtures/always-fails.check.ts'], { env: cleanEnvironment(), timeout: 120_000 });
+    expect(result.stdout + result.stderr).toContain('fails on purpose');
+    expect(result.code).toBe(1);
+  });
+});
+
 /** Where `tool` is on this process's PATH. */
 function onPath(tool: string): string {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {

@@ -14,6 +14,7 @@ import { rawHttp } from './support/raw-http.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
 import { startScriptedWorkers } from './support/scripted-processors.js';
 import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
+import { reportFigures } from './support/figures.js';
 
 /** Tests shorten the backoff through configuration; the production schedule is checked below. */
 const prefix = testPrefix('webhooks');
@@ -430,7 +431,7 @@ describe('schedule and durability', () => {
     const longest = span(() => 1);
     expect(shortest).toBeGreaterThanOrEqual(30 * 60_000);
     expect(longest).toBeGreaterThan(shortest); // the jitter is real
-    process.stdout.write(`webhook schedule: ${attempts} attempts over ${(shortest / 60_000).toFixed(1)}-${(longest / 60_000).toFixed(1)} min\n`);
+    reportFigures(`webhook schedule: ${attempts} attempts over ${(shortest / 60_000).toFixed(1)}-${(longest / 60_000).toFixed(1)} min\n`);
   });
 
   it('a dispatcher killed mid-delivery delivers after a new one starts', async () => {

@@ -48,6 +48,9 @@ export async function startSuiteRedis() {
   /** @type {any} */ (child.stdin).unref?.();
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const stop = async () => {
+    // Referenced again while it stops: with nothing else pending, an unreferenced child would let
+    // Node end jest's process here, with exit code 0 whatever the tests' outcome.
+    child.ref();
     child.stdin?.end();
     await exited;
   };

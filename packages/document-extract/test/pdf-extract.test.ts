@@ -9,6 +9,7 @@ import { checkStreamBudget, PDF_LIMITS } from '../src/pdf/stream-budget.js';
 import type { ExtractOptions } from '../src/types.js';
 import { corruptFlatePdf, flateBombPdf, handWrittenPdf, pageListedManyTimesPdf, selfReferencingPageTreePdf } from '../../../tests/support/hand-written-pdf.js';
 import { threadCpuMs } from '../../../tests/support/cpu-time.js';
+import { reportFigures } from '../../../tests/support/figures.js';
 
 // The corpus lives in shared/, beside the repository; it is read in place, never copied.
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -221,7 +222,7 @@ describe('extractPdf: text', () => {
     expect(out.pages[59].split('\n')).toHaveLength(40);
     expect(progress).toHaveLength(120);
     expect(progress[119]).toBe(1);
-    console.log(`120-page generated PDF: ${seconds.toFixed(2)} s (${(120 / seconds).toFixed(0)} pages/s)`);
+    reportFigures(`120-page generated PDF: ${seconds.toFixed(2)} s (${(120 / seconds).toFixed(0)} pages/s)`);
   });
 
   it('stops between pages when the signal is aborted', async () => {

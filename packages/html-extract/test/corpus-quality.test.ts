@@ -3,6 +3,7 @@ import { extractPage } from '../src/index.js';
 import { CORPUS_PAGE_URL, htmlToText, realSitePages } from '../../../tests/support/web-corpus.js';
 import { wordRecall } from '../../../tests/support/word-f1.js';
 import { linkAndImageProblems, scriptOrStyleLeaks } from '../../../tests/support/extraction-checks.js';
+import { reportFigures } from '../../../tests/support/figures.js';
 
 const norm = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
 
@@ -33,7 +34,7 @@ it('extracts the corpus pages with the required quality', () => {
   }
   const titleShare = titleMatches / pages.length;
   const meanRecall = recallSum / pages.length;
-  console.log(
+  reportFigures(
     `corpus: ${pages.length} real-site pages; title match ${titleMatches}/${pages.length} (${(titleShare * 100).toFixed(1)} %); ` +
       `mean word recall of expected.html ${meanRecall.toFixed(4)}; pages below 0.9: ${weak.join(', ') || 'none'}; script/style leaks: ${leaks.length}`,
   );

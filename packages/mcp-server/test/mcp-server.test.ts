@@ -17,6 +17,7 @@ import { html, startPageServer } from '../../../tests/support/page-server.js';
 import { jsonLines, startService, type ServiceProcess } from '../../../tests/support/processes.js';
 import { deleteKeysWithPrefix, testPrefix } from '../../../tests/support/redis.js';
 import { waitFor } from '../../../tests/support/webhook-receiver.js';
+import { reportFigures } from '../../../tests/support/figures.js';
 
 /**
  * The MCP server against a real Gleaner: gateway, scraper-worker and parser-worker processes on
@@ -138,7 +139,7 @@ describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t.inputSchema as { required?: string[]; properties: Record<string, Record<string, unknown>> }]));
     expect(byName.scrape.required).toEqual(['url']);
-    expect(Object.keys(byName.scrape.properties).sort()).toEqual(['format', 'include_images', 'include_links', 'llm_key_id', 'max_length', 'prompt', 'schema', 'url', 'use_cache']);
+    expect(Object.keys(byName.scrape.properties).sort()).toEqual(['format', 'include_images', 'include_links', 'llm_key_id', 'max_length', 'prompt', 'render_js', 'schema', 'timeout', 'url', 'use_cache', 'wait_for', 'wait_for_selector']);
     expect(byName.scrape.properties.format).toMatchObject({ enum: ['markdown', 'text'], default: 'markdown' });
     expect(byName.scrape.properties.max_length).toMatchObject({ type: 'integer', minimum: 100, maximum: 200_000, default: 20_000 });
     expect(byName.scrape_many.properties.urls).toMatchObject({ type: 'array', minItems: 1, maxItems: 20 });
@@ -259,7 +260,7 @@ describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport
     expect(new Set(values).size).toBe(values.length);
     expect(progress[0].message).toBe(`Gleaner is fetching ${pages.url}/docs/big.pdf`);
     expect(progress.some((p) => p.message?.startsWith(`request ${requestId}`))).toBe(true);
-    console.log(`${transport}: ${progress.length} progress notifications over ${values.at(-1)} s: ${[...new Set(progress.map((p) => p.message))].join(' | ')}`);
+    reportFigures(`${transport}: ${progress.length} progress notifications over ${values.at(-1)} s: ${[...new Set(progress.map((p) => p.message))].join(' | ')}`);
   }, 120_000);
 
   it('honours cancellation: the tool stops following the request, and the session goes on', async () => {

@@ -71,8 +71,9 @@ describe('scrape', () => {
 		const { result: never } = run(scrapeParams({ renderJs: 'never' }));
 		await never;
 		const [rendered, staticOnly] = fake.requestsTo('POST', '/web-scrapper/');
-		expect(rendered.body).toEqual({ url: 'https://example.com/a', output_type: 'plaintext', render_js: true, timeout: 45000, wait_for: 1500, wait_for_selector: '#report table' });
-		expect(staticOnly.body).toEqual({ url: 'https://example.com/a', output_type: 'plaintext', render_js: false });
+		const tags = ['n8n-workflow:wf-test'];
+		expect(rendered.body).toEqual({ url: 'https://example.com/a', output_type: 'plaintext', render_js: true, timeout: 45000, wait_for: 1500, wait_for_selector: '#report table', tags });
+		expect(staticOnly.body).toEqual({ url: 'https://example.com/a', output_type: 'plaintext', render_js: false, tags });
 	});
 
 	it('sends the prompt and the chosen LLM key in LLM mode', async () => {

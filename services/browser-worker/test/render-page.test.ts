@@ -7,6 +7,7 @@ import { RenderFailure, renderPage, type RenderRequest, type RenderSettings } fr
 import { startPageServer } from '../../../tests/support/page-server.js';
 import { RENDERING_FIXTURES, renderingFixtureRoutes } from '../../../tests/support/rendering-fixtures.js';
 import { wordF1 } from '../../../tests/support/word-f1.js';
+import { reportFigures } from '../../../tests/support/figures.js';
 
 /**
  * The renderer on Debian's Chromium, without queues: each client-rendered fixture rendered and
@@ -60,8 +61,8 @@ describe('client-rendered fixtures', () => {
       const page = await render({ url: `${site.url}${fixture.path}`, timeoutMs: 30_000, waitForSelector: fixture.waitForSelector });
       const text = extractPage(page.html, page.finalUrl).text;
       const f1 = wordF1(text, fixture.expected);
-      process.stdout.write(`${name}: F1 ${f1.toFixed(3)} in ${Date.now() - started} ms\n`);
-      if (f1 < 0.95) process.stdout.write(`${text}\n`);
+      reportFigures(`${name}: F1 ${f1.toFixed(3)} in ${Date.now() - started} ms\n`);
+      if (f1 < 0.95) reportFigures(`${text}\n`);
       expect(f1).toBeGreaterThanOrEqual(0.95);
       expect(page.statusCode).toBe(200);
     }, 40_000);

@@ -5,6 +5,7 @@ import { decideRendering } from '../src/render-decision.js';
 import { startPageServer } from '../../../tests/support/page-server.js';
 import { REPO_ROOT } from '../../../tests/support/processes.js';
 import { RENDERING_FIXTURES, renderingFixtureRoutes } from '../../../tests/support/rendering-fixtures.js';
+import { reportFigures } from '../../../tests/support/figures.js';
 
 /**
  * `render_js: "auto"` decides on the static HTML. It must leave static pages alone (at least 97 %
@@ -31,7 +32,7 @@ describe('real pages stay static', () => {
       expect(pages.length).toBeGreaterThan(corpus === 'web' ? 90 : 650);
       const rendered = pages.map((p) => ({ name: p.name, ...decideRendering(p.html, PAGE_URL) })).filter((d) => d.render);
       const staticShare = 1 - rendered.length / pages.length;
-      process.stdout.write(`${corpus}: ${pages.length - rendered.length} of ${pages.length} pages static (${(staticShare * 100).toFixed(1)} %)${rendered.map((r) => `\n  rendered: ${r.name} (${r.reason})`).join('')}\n`);
+      reportFigures(`${corpus}: ${pages.length - rendered.length} of ${pages.length} pages static (${(staticShare * 100).toFixed(1)} %)${rendered.map((r) => `\n  rendered: ${r.name} (${r.reason})`).join('')}\n`);
       expect(staticShare).toBeGreaterThanOrEqual(0.97);
     });
   }
