@@ -63,6 +63,10 @@ describe('client-rendered shells go to the browser', () => {
     ['a static article with analytics', `<html><body>${article}<script>ga('send')</script><script src="//t.example/x.js"></script></body></html>`, false, /static text/],
     ['a server-rendered Next.js article', `<html><body><div id="__next">${article}</div><script id="__NEXT_DATA__" type="application/json">{"props":{"page":1}}</script></body></html>`, false, /static text/],
     ['a short page without scripts', '<html><body><p>Gone fishing.</p></body></html>', false, /no scripts/],
+    // Read from the start until enough words are found: a 9 MB article is judged on its head.
+    ['a 9 MB article with a script', `<html><body><script src="/a.js"></script>${'<p>Paragraph after paragraph of the report, with <a href="/x">links</a>.</p>'.repeat(120_000)}</body></html>`, false, /^at least \d+ words of static text$/],
+    // A slice that ends inside a script block does not count the script's code as text.
+    ['a shell whose inline script outgrows the first slice', `<html><body><div id="root"></div><script>${'var state = "words words words words"; '.repeat(4_000)}</script><p>Loading the app</p></body></html>`, true, /3 words of text beside scripts/],
   ];
   for (const [name, html, render, reason] of cases) {
     it(`${name}: ${render ? 'rendered' : 'static'}`, () => {
