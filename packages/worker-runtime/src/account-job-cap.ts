@@ -1,5 +1,6 @@
-import { DelayedError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { createRedis, Logger } from '@gleaner/platform';
+import { deferJob } from './defer-job.js';
 
 type Redis = ReturnType<typeof createRedis>;
 
@@ -50,8 +51,8 @@ return 1`;
  * Fair sharing between accounts (issue 24: 40 hanging scrapes of one account made another's
  * trivial scrape wait 85 s). A job runs only while its account holds fewer than `max` places of
  * its group, counted in Redis across every worker process; a job over the cap goes back to the
- * queue as a delayed job (BullMQ's moveToDelayed + DelayedError, no attempt spent) and so holds
- * no worker slot while it waits. Places are leases renewed while the job runs, like BullMQ's
+ * queue as a delayed job (deferJob: no attempt spent, no start counted) and so holds no worker
+ * slot while it waits. Places are leases renewed while the job runs, like BullMQ's
  * locks: a process that dies frees its places when they lapse.
  */
 export class AccountJobCap {
@@ -73,8 +74,7 @@ export class AccountJobCap {
     if ((await take()) !== 1) {
       const waitMs = Math.round(OVER_CAP_RETRY_MS * (0.5 + Math.random()));
       this.logger.debug('job over its account cap, delayed', { queue: job.queueName, jobId: job.id, accountId: account, max: this.options.max, waitMs });
-      await job.moveToDelayed(Date.now() + waitMs, job.token);
-      throw new DelayedError();
+      return deferJob(this.redis, job, waitMs);
     }
     const renewal = setInterval(() => {
       take().catch((e) => this.logger.warn('could not renew an account place', { jobId: job.id, error: (e as Error).message }));

@@ -1,5 +1,6 @@
-import { DelayedError, UnrecoverableError, type Job, type Worker } from 'bullmq';
+import { UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { createRedis, Logger } from '@gleaner/platform';
+import { deferJob } from './defer-job.js';
 
 type Redis = ReturnType<typeof createRedis>;
 
@@ -83,10 +84,7 @@ export class CrashIsolation {
 
   async run<R>(queue: string, job: Job, work: () => Promise<R>): Promise<R> {
     if (job.stalledCounter > 0) return this.runAlone(queue, job, work);
-    if (processJobs.suspects > 0) {
-      await job.moveToDelayed(Date.now() + DEFER_WHILE_ISOLATING_MS, job.token);
-      throw new DelayedError();
-    }
+    if (processJobs.suspects > 0) return deferJob(this.redis, job, DEFER_WHILE_ISOLATING_MS);
     processJobs.shared++;
     try {
       return await work();

@@ -76,6 +76,9 @@ describe('a per-account cap over two worker processes', () => {
     expect(startedAt.get(100)! - bAdded).toBeLessThan(1_500);
     const finished = await Promise.all(all.map((j) => queue!.getJob(String(j.id))));
     expect(finished.map((j) => j?.attemptsMade)).toEqual(all.map(() => 1));
+    // A deferral is not a start: BullMQ counts every move to active in attemptsStarted, which
+    // numbers webhook attempts (X-Webhook-Attempt); A's jobs were deferred and started once each.
+    expect(finished.map((j) => j?.attemptsStarted)).toEqual(all.map(() => 1));
     // The places were given back.
     const { Redis } = await import('ioredis');
     const redis = new Redis(TEST_REDIS_URL);
