@@ -17,13 +17,21 @@ export type ReceiverAnswer = number | 'hang' | { status: number; headers: Record
  * then with the last entry forever, and records everything it received. `port` lets a test hand
  * out the URL first and start listening later (connection refused until then).
  */
-export async function startWebhookReceiver(script: ReceiverAnswer[] = [200], port = 0): Promise<{ url: string; deliveries: ReceivedDelivery[]; close(): Promise<void> }> {
+export async function startWebhookReceiver(
+  script: ReceiverAnswer[] = [200],
+  port = 0,
+): Promise<{ url: string; deliveries: ReceivedDelivery[]; inFlight(): number; peakInFlight(): number; close(): Promise<void> }> {
   const deliveries: ReceivedDelivery[] = [];
   const sockets = new Set<import('node:net').Socket>();
+  // Deliveries received and not yet answered or hung up on (a 'hang' stays until the sender gives up).
+  let inFlight = 0;
+  let peakInFlight = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      peakInFlight = Math.max(peakInFlight, ++inFlight);
+      res.once('close', () => inFlight--);
       const answer = script[Math.min(deliveries.length, script.length - 1)];
       const status = typeof answer === 'object' ? answer.status : answer;
       deliveries.push({ headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8'), answeredWith: status, at: Date.now() });
@@ -39,6 +47,8 @@ export async function startWebhookReceiver(script: ReceiverAnswer[] = [200], por
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     deliveries,
+    inFlight: () => inFlight,
+    peakInFlight: () => peakInFlight,
     close: () => new Promise((r) => { sockets.forEach((s) => s.destroy()); server.close(() => r()); }),
   };
 }

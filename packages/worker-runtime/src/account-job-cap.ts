@@ -1,5 +1,6 @@
-import { DelayedError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { createRedis, Logger } from '@gleaner/platform';
+import { deferJob } from './defer-job.js';
 
 type Redis = ReturnType<typeof createRedis>;
 
@@ -29,8 +30,12 @@ export function accountCapFrom(configured: number | undefined, concurrency: numb
   return max > 0 ? { max, ...(group ? { group } : {}) } : undefined;
 }
 
-/** Base wait of a job over its account's cap before it is offered again (±50 % jitter). */
-export const OVER_CAP_RETRY_MS = 1_000;
+/**
+ * Wait of a job over its account's cap before it is offered again: 1 s, doubled while it stays
+ * over, at most 8 s (±50 % jitter). A place that frees stays empty at most that long, while a
+ * backlog of thousands is offered to the workers hundreds of times a second, not thousands.
+ */
+export const OVER_CAP_WAIT = { firstMs: 1_000, maxMs: 8_000 };
 
 /**
  * Running jobs of one account: a sorted set of job ids scored by when their lease ends (Redis
@@ -50,8 +55,8 @@ return 1`;
  * Fair sharing between accounts (issue 24: 40 hanging scrapes of one account made another's
  * trivial scrape wait 85 s). A job runs only while its account holds fewer than `max` places of
  * its group, counted in Redis across every worker process; a job over the cap goes back to the
- * queue as a delayed job (BullMQ's moveToDelayed + DelayedError, no attempt spent) and so holds
- * no worker slot while it waits. Places are leases renewed while the job runs, like BullMQ's
+ * queue as a delayed job (deferJob: no attempt spent, no start counted) and so holds no worker
+ * slot while it waits. Places are leases renewed while the job runs, like BullMQ's
  * locks: a process that dies frees its places when they lapse.
  */
 export class AccountJobCap {
@@ -71,10 +76,8 @@ export class AccountJobCap {
     const member = `${job.queueName}:${job.id}`;
     const take = () => this.redis.eval(TAKE_PLACE, 1, key, member, this.options.max, this.leaseMs) as Promise<number>;
     if ((await take()) !== 1) {
-      const waitMs = Math.round(OVER_CAP_RETRY_MS * (0.5 + Math.random()));
-      this.logger.debug('job over its account cap, delayed', { queue: job.queueName, jobId: job.id, accountId: account, max: this.options.max, waitMs });
-      await job.moveToDelayed(Date.now() + waitMs, job.token);
-      throw new DelayedError();
+      this.logger.debug('job over its account cap, delayed', { queue: job.queueName, jobId: job.id, accountId: account, max: this.options.max });
+      return deferJob(this.redis, job, OVER_CAP_WAIT);
     }
     const renewal = setInterval(() => {
       take().catch((e) => this.logger.warn('could not renew an account place', { jobId: job.id, error: (e as Error).message }));

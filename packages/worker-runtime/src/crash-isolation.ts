@@ -1,5 +1,6 @@
-import { DelayedError, UnrecoverableError, type Job, type Worker } from 'bullmq';
+import { UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { createRedis, Logger } from '@gleaner/platform';
+import { deferJob } from './defer-job.js';
 
 type Redis = ReturnType<typeof createRedis>;
 
@@ -17,8 +18,11 @@ export const CRASHED_WHILE_ALONE = 'job crashed its worker while running alone';
  */
 export const STALLS_BACKSTOP = 5;
 
-/** How long a job that arrives while its process isolates another one waits before it is offered again. */
-const DEFER_WHILE_ISOLATING_MS = 1_000;
+/**
+ * How long a job that arrives while its process isolates another one waits before it is offered
+ * again: 1 s, doubled while the isolation lasts, at most 8 s.
+ */
+const DEFER_WHILE_ISOLATING = { firstMs: 1_000, maxMs: 8_000 };
 
 /** How long the mark of a job running alone is kept (it is deleted when the run ends). */
 const MARK_TTL_MS = 24 * 60 * 60 * 1000;
@@ -83,10 +87,7 @@ export class CrashIsolation {
 
   async run<R>(queue: string, job: Job, work: () => Promise<R>): Promise<R> {
     if (job.stalledCounter > 0) return this.runAlone(queue, job, work);
-    if (processJobs.suspects > 0) {
-      await job.moveToDelayed(Date.now() + DEFER_WHILE_ISOLATING_MS, job.token);
-      throw new DelayedError();
-    }
+    if (processJobs.suspects > 0) return deferJob(this.redis, job, DEFER_WHILE_ISOLATING);
     processJobs.shared++;
     try {
       return await work();

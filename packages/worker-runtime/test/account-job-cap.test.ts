@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import Joi from 'joi';
 import { createLogger } from '@gleaner/platform';
 import { defineQueue, type QueueConnection } from '@gleaner/queues';
-import { accountCapFrom, defaultAccountCap, WorkerRegistry } from '../src/index.js';
+import { accountCapFrom, defaultAccountCap, OVER_CAP_WAIT, WorkerRegistry } from '../src/index.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from '../../../tests/support/redis.js';
 import { waitFor } from '../../../tests/support/webhook-receiver.js';
 
@@ -76,6 +76,9 @@ describe('a per-account cap over two worker processes', () => {
     expect(startedAt.get(100)! - bAdded).toBeLessThan(1_500);
     const finished = await Promise.all(all.map((j) => queue!.getJob(String(j.id))));
     expect(finished.map((j) => j?.attemptsMade)).toEqual(all.map(() => 1));
+    // A deferral is not a start: BullMQ counts every move to active in attemptsStarted, which
+    // numbers webhook attempts (X-Webhook-Attempt); A's jobs were deferred and started once each.
+    expect(finished.map((j) => j?.attemptsStarted)).toEqual(all.map(() => 1));
     // The places were given back.
     const { Redis } = await import('ioredis');
     const redis = new Redis(TEST_REDIS_URL);
@@ -85,4 +88,36 @@ describe('a per-account cap over two worker processes', () => {
       redis.disconnect();
     }
   }, 60_000);
+});
+
+describe('a job that stays over its account cap', () => {
+  it('is offered again after 1 s, then 2, 4… (at most 8 s), each time without a start counted', async () => {
+    expect(OVER_CAP_WAIT).toEqual({ firstMs: 1_000, maxMs: 8_000 });
+    queue = new Queue(capQueue.name, { connection: { url: TEST_REDIS_URL }, prefix });
+    const registry = new WorkerRegistry(connection, logger, { lockDuration: 10_000, stalledInterval: 5_000 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    registry.register(capQueue, async ({ n }) => (n === 0 ? held.then(() => n) : n), { concurrency: 2, accountCap: { max: 1 } });
+    registries.push(registry);
+    await registry.waitUntilReady();
+    await queue.add('job', { accountId: 'acct-a', n: 0 }, { jobId: 'holder' });
+    await waitFor(() => queue!.getActiveCount(), (k) => k === 1, 10_000);
+    const waiting = await queue.add('job', { accountId: 'acct-a', n: 1 }, { jobId: 'waiting' });
+    await sleep(7_000);
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      const fields = await redis.hgetall(`${prefix}:${capQueue.name}:waiting`);
+      // Waits of 1, 2 and 4 s (each at least half that) leave room for at most four offers in
+      // 7 s; a fixed 1 s wait makes about seven.
+      expect(Number(fields['gleaner-deferrals'])).toBeGreaterThanOrEqual(2);
+      expect(Number(fields['gleaner-deferrals'])).toBeLessThanOrEqual(4);
+      expect(Number(fields.ats ?? 0)).toBeLessThanOrEqual(1); // 1 only while being offered right now
+    } finally {
+      redis.disconnect();
+    }
+    release();
+    expect(await waitFor(() => waiting.getState(), (s) => s === 'completed', 20_000)).toBe('completed');
+    expect((await queue.getJob('waiting'))?.attemptsStarted).toBe(1);
+  }, 40_000);
 });

@@ -7,6 +7,8 @@ export interface WebhookDispatcherConfig extends CommonConfig {
   WEBHOOK_TIMEOUT_MS: number;
   /** First retry delay; doubles per attempt with jitter. Tests shorten it; production keeps 30 s. */
   WEBHOOK_BACKOFF_BASE_MS: number;
+  /** Deliveries one account may have in flight over every dispatcher; unset: half of WEBHOOK_CONCURRENCY, 0: no cap. */
+  ACCOUNT_MAX_CONCURRENT_JOBS?: number;
   HEALTH_PORT: number;
 }
 
@@ -15,6 +17,7 @@ export const webhookDispatcherEnvSchema = Joi.object({
   WEBHOOK_CONCURRENCY: Joi.number().integer().min(1).max(512).default(32),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
   WEBHOOK_BACKOFF_BASE_MS: Joi.number().integer().min(1).default(30_000),
+  ACCOUNT_MAX_CONCURRENT_JOBS: Joi.number().integer().min(0).max(10_000),
   HEALTH_PORT: Joi.number().port().default(0),
 });
 

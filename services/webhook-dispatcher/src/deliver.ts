@@ -38,7 +38,9 @@ export function withDeliveryState(record: RequestRecord, subscriptionId: string 
  * The number this attempt is sent and recorded with (`X-Webhook-Attempt`): every start of the
  * job counts. A job re-run after its dispatcher died (stalled) keeps its `attemptsMade`, so
  * `attemptsMade + 1` would repeat the number of the attempt that was cut off; BullMQ's
- * `attemptsStarted` is incremented each time the job becomes active, this run included.
+ * `attemptsStarted` is incremented each time the job becomes active, this run included. A run
+ * deferred before sending (its account at its cap, its process isolating a crash) takes its start
+ * back (worker-runtime's deferJob), so the numbers stay 1, 2, 3… over real sends.
  */
 export function attemptNumber(job: Pick<Job, 'attemptsMade' | 'attemptsStarted'>): number {
   return Math.max(job.attemptsStarted ?? 0, job.attemptsMade + 1);

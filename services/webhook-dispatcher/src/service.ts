@@ -1,7 +1,7 @@
 import { createLogger, createRedis, webhookDeliveries, type Logger } from '@gleaner/platform';
 import { webhookQueue, type WebhookJob } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
-import { serveWorkerService, WorkerRegistry, type RunningService } from '@gleaner/worker-runtime';
+import { accountCapFrom, serveWorkerService, WorkerRegistry, type RunningService } from '@gleaner/worker-runtime';
 import { webhookBackoffDelay } from './backoff.js';
 import type { WebhookDispatcherConfig } from './config.js';
 import { createDeliveryProcessor, deliveryStateOf, withDeliveryState } from './deliver.js';
@@ -19,6 +19,10 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig, lo
     createDeliveryProcessor({ records: stores.records, accounts: stores.accounts, subscriptions: stores.subscriptions, logger, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS }),
     {
       concurrency: config.WEBHOOK_CONCURRENCY,
+      // Fair sharing (issue 24): an account whose receivers hang must not hold every delivery slot
+      // for WEBHOOK_TIMEOUT_MS at a time. A delivery over its account's cap waits as a delayed job,
+      // without an attempt or a start counted, so X-Webhook-Attempt still numbers real sends.
+      accountCap: accountCapFrom(config.ACCOUNT_MAX_CONCURRENT_JOBS, config.WEBHOOK_CONCURRENCY),
       settings: { backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) => webhookBackoffDelay(attemptsMade, config.WEBHOOK_BACKOFF_BASE_MS, err) },
       onFailedForGood: async (job, err, cause) => {
         const { family, requestId, url, subscriptionId } = job.data as WebhookJob;
