@@ -7,6 +7,7 @@ import { startService, type ServiceProcess } from './support/processes.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
 import { startScriptedWorkers } from './support/scripted-processors.js';
 import { startWebhookReceiver, waitFor, type ReceivedDelivery } from './support/webhook-receiver.js';
+import { reportFigures } from './support/figures.js';
 
 /**
  * Issue 24, fair sharing in the webhook dispatcher: an account whose receiver never answers must
@@ -81,7 +82,7 @@ describe('webhook-dispatcher (two processes of 16 slots, default share 8 per acc
       expect(neighbour.status).toBe(200);
       const [delivered] = await waitFor(() => prompt.deliveries, (d) => d.length >= 1, 30_000);
       const waitedMs = delivered.at - neighbour.sentAt;
-      process.stdout.write(`webhook fair sharing: B's delivery arrived ${waitedMs} ms after B sent its request (answered in ${neighbour.answeredAt - neighbour.sentAt} ms), beside ${hanging.inFlight()} of A's hanging sends (${hanging.deliveries.length} sent so far)\n`);
+      reportFigures(`webhook fair sharing: B's delivery arrived ${waitedMs} ms after B sent its request (answered in ${neighbour.answeredAt - neighbour.sentAt} ms), beside ${hanging.inFlight()} of A's hanging sends (${hanging.deliveries.length} sent so far)\n`);
       expect(waitedMs).toBeLessThan(5_000);
       expect({ id: delivered.headers['x-webhook-delivery'], attempt: delivered.headers['x-webhook-attempt'], answered: delivered.answeredWith }).toEqual({ id: webhookDeliveryId(neighbour.requestId), attempt: '1', answered: 200 });
 
@@ -115,7 +116,7 @@ describe('webhook-dispatcher (two processes of 16 slots, default share 8 per acc
       } finally {
         redis.disconnect();
       }
-      process.stdout.write(`webhook fair sharing: ${sends} sends of A's ${byDelivery.size} deliveries so far, at most ${hanging.peakInFlight()} in flight, ${delayed - sends} or more deferrals for the cap\n`);
+      reportFigures(`webhook fair sharing: ${sends} sends of A's ${byDelivery.size} deliveries so far, at most ${hanging.peakInFlight()} in flight, ${delayed - sends} or more deferrals for the cap\n`);
       expect(delayed - sends).toBeGreaterThan(sends);
     } finally {
       await hanging.close();
