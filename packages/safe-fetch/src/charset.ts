@@ -1,5 +1,12 @@
-import { normalizeEncoding, TextDecoder as WhatwgTextDecoder } from '@exodus/bytes/encoding.js';
+import { createRequire } from 'node:module';
 import chardet from 'chardet';
+
+// Loaded with require(), as jsdom (CommonJS) loads it: under jest on Node 24 a static import from
+// this ES module and jsdom's require() of the same ES module meet in one graph walk, which jest
+// refuses as a require cycle ("Cannot require() ES Module … in a cycle").
+const { normalizeEncoding, TextDecoder: WhatwgTextDecoder } = createRequire(import.meta.url)(
+  '@exodus/bytes/encoding.js',
+) as typeof import('@exodus/bytes/encoding.js');
 
 /** `<meta charset=…>` and `<meta http-equiv="Content-Type" content="…; charset=…">` alike. */
 const META_CHARSET = /<meta\b[^>]*?\bcharset\s*=\s*["']?\s*([A-Za-z0-9_:.-]+)/gi;
