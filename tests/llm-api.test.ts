@@ -573,11 +573,13 @@ describe('provider failures through the API', () => {
     for (const extra of [{}, { llm_key_id: aliceKeys.openai }]) {
       const started = Date.now();
       await expectLlmFailure(await llmScrape(extra), 'no answer from the provider within the 6 s deadline');
-      // The per-attempt timeout is 60 s: only the deadline can end the call this early.
+      // The per-attempt timeout is 60 s: only the deadline can end the call this early. The upper
+      // bound leaves room for the queue round trip on a loaded host (22.8 s measured with the
+      // load at 15 on 2 cores), still far below one attempt's timeout.
       expect(Date.now() - started).toBeGreaterThanOrEqual(LLM_DEADLINE_MS - 500);
-      expect(Date.now() - started).toBeLessThan(LLM_DEADLINE_MS + 8_000);
+      expect(Date.now() - started).toBeLessThan(30_000);
     }
-  }, 60_000);
+  }, 90_000);
 
   it('error_trace is shown only by a gateway running in development mode', async () => {
     anthropic.enqueue({ status: 401 });

@@ -62,11 +62,12 @@ describe('connection-time guard (guard on)', () => {
     ['https hostname resolving to loopback', 'https://localhost:9/'],
   ])('refuses %s (%s) before connecting', async (_name, url) => {
     const started = Date.now();
-    const err = await failure(fetchPage(url, { connectTimeoutMs: 300, deadlineMs: 1000 }));
+    const err = await failure(fetchPage(url, { connectTimeoutMs: 3000, deadlineMs: 4000 }));
     expect(err.kind).toBe('blocked_address');
     expect(err.transient).toBe(false);
-    // A real connection attempt to an unroutable address would run into the 300 ms connect timeout.
-    expect(Date.now() - started).toBeLessThan(250);
+    // A real connection attempt to an unroutable address would run into the 3 s connect timeout;
+    // the margin is wide because a loaded host (CI on 2 cores) took 259 ms for a refusal.
+    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('guards fetchBinary and postJson the same way, sending nothing', async () => {
