@@ -42,6 +42,23 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   return { ...state, reload };
 }
 
+/**
+ * The problem of the section's last action, and `run`, which clears it, runs an action and keeps
+ * the action's error message as the problem (an answer's message names the field or the code).
+ */
+export function useAction(): { problem?: string; run: (action: () => Promise<void>) => Promise<void> } {
+  const [problem, setProblem] = useState<string>();
+  const run = useCallback(async (action: () => Promise<void>) => {
+    setProblem(undefined);
+    try {
+      await action();
+    } catch (err) {
+      setProblem(messageOf(err));
+    }
+  }, []);
+  return { problem, run };
+}
+
 export function ErrorNote({ error }: { error?: string }) {
   if (!error) return null;
   return (

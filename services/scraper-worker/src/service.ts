@@ -56,7 +56,8 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
     accountCap,
     onFailedForGood: (job) => recordFailedForGood('scrape-v1', String(job.id), jobs, STALLED['scrape-v1']),
   });
-  return serveWorkerService({ name: 'scraper-worker',
+  return serveWorkerService({
+    name: 'scraper-worker',
     registry,
     redis,
     config,

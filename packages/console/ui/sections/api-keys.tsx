@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { CopyButton, ErrorNote, formatTime, messageOf, Notice, Section, useLoad } from '../components.js';
+import { CopyButton, ErrorNote, formatTime, Notice, Section, useAction, useLoad } from '../components.js';
 
 interface ApiKey {
   key_id: string;
@@ -19,31 +19,25 @@ export function ApiKeys({ apiKey, ownKeyId }: { apiKey: string; ownKeyId: string
   const [label, setLabel] = useState('');
   const [scopes, setScopes] = useState<string[]>(['scrape']);
   const [created, setCreated] = useState<{ key: string; key_id: string } | null>(null);
-  const [problem, setProblem] = useState<string>();
+  const { problem, run } = useAction();
 
-  const create = async (event: Event) => {
+  const create = (event: Event) => {
     event.preventDefault();
-    setProblem(undefined);
-    try {
+    return run(async () => {
       const answer = await api<{ key: string; key_id: string }>(apiKey, 'POST', '/account/keys', { scopes, ...(label.trim() ? { label: label.trim() } : {}) });
       setCreated(answer);
       setLabel('');
       keys.reload();
-    } catch (err) {
-      setProblem(messageOf(err));
-    }
+    });
   };
 
   const revoke = async (k: ApiKey) => {
     const own = k.key_id === ownKeyId ? ' This is the key you signed in with: the console will stop working.' : '';
     if (!window.confirm(`Revoke key ${k.label ?? k.preview}? Requests with it will answer 401.${own}`)) return;
-    setProblem(undefined);
-    try {
+    await run(async () => {
       await api(apiKey, 'DELETE', `/account/keys/${encodeURIComponent(k.key_id)}`);
       keys.reload();
-    } catch (err) {
-      setProblem(messageOf(err));
-    }
+    });
   };
 
   return (

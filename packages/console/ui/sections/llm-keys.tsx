@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { ErrorNote, formatTime, messageOf, Section, useLoad } from '../components.js';
+import { ErrorNote, formatTime, Section, useAction, useLoad } from '../components.js';
 
 interface LlmKey {
   id: string;
@@ -18,30 +18,25 @@ const PROVIDERS = ['anthropic', 'openai-compatible'];
 export function LlmKeys({ apiKey }: { apiKey: string }) {
   const keys = useLoad(() => api<{ keys: LlmKey[] }>(apiKey, 'GET', '/account/llm-keys'), [apiKey]);
   const [form, setForm] = useState({ provider: 'anthropic', key: '', model: '', base_url: '', label: '' });
-  const [problem, setProblem] = useState<string>();
+  const { problem, run } = useAction();
   const set = (field: keyof typeof form) => (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value });
 
-  const add = async (event: Event) => {
+  const add = (event: Event) => {
     event.preventDefault();
-    setProblem(undefined);
     const body = Object.fromEntries(Object.entries(form).filter(([, v]) => v.trim() !== ''));
-    try {
+    return run(async () => {
       await api(apiKey, 'POST', '/account/llm-keys', body);
       setForm({ ...form, key: '', model: '', base_url: '', label: '' });
       keys.reload();
-    } catch (err) {
-      setProblem(messageOf(err));
-    }
+    });
   };
 
   const remove = async (k: LlmKey) => {
     if (!window.confirm(`Remove the ${k.provider} key ${k.label ?? k.masked}?`)) return;
-    try {
+    await run(async () => {
       await api(apiKey, 'DELETE', `/account/llm-keys/${encodeURIComponent(k.id)}`);
       keys.reload();
-    } catch (err) {
-      setProblem(messageOf(err));
-    }
+    });
   };
 
   return (

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { ErrorNote, formatDuration, formatTime, messageOf, ResultTabs, Section, useLoad } from '../components.js';
+import { ErrorNote, formatDuration, formatTime, ResultTabs, Section, useAction, useLoad } from '../components.js';
 
 interface WebhookState {
   url: string;
@@ -39,22 +39,19 @@ function webhookText(r: RequestSummary): string {
 export function RequestList({ apiKey }: { apiKey: string }) {
   const [pages, setPages] = useState<RequestSummary[][]>([]);
   const [cursor, setCursor] = useState<string>();
-  const [problem, setProblem] = useState<string>();
+  const { problem, run } = useAction();
   const first = useLoad(async () => {
     const page = await api<{ requests: RequestSummary[]; cursor?: string }>(apiKey, 'GET', '/account/requests?limit=25');
     setPages([]);
     setCursor(page.cursor);
     return page.requests;
   }, [apiKey]);
-  const more = async () => {
-    try {
+  const more = () =>
+    run(async () => {
       const page = await api<{ requests: RequestSummary[]; cursor?: string }>(apiKey, 'GET', `/account/requests?limit=25&cursor=${encodeURIComponent(cursor!)}`);
       setPages([...pages, page.requests]);
       setCursor(page.cursor);
-    } catch (err) {
-      setProblem(messageOf(err));
-    }
-  };
+    });
   const rows = [...(first.data ?? []), ...pages.flat()];
   return (
     <Section title="Recent requests" actions={<button type="button" onClick={first.reload}>Refresh</button>}>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { CopyButton, ErrorNote, formatTime, messageOf, Section, useLoad } from '../components.js';
+import { CopyButton, ErrorNote, formatTime, Section, useAction, useLoad } from '../components.js';
 
 interface Subscription {
   id: string;
@@ -24,21 +24,16 @@ const FAMILIES = ['scrape', 'scrape-v1', 'parse'];
 
 function SigningSecret({ apiKey }: { apiKey: string }) {
   const [secret, setSecret] = useState<string>();
-  const [problem, setProblem] = useState<string>();
-  const reveal = async () => {
-    try {
+  const { problem, run } = useAction();
+  const reveal = () =>
+    run(async () => {
       setSecret((await api<{ secret: string }>(apiKey, 'GET', '/account/webhook-secret')).secret);
-    } catch (err) {
-      setProblem(messageOf(err));
-    }
-  };
+    });
   const rotate = async () => {
     if (!window.confirm('Rotate the signing secret? Deliveries from now on are signed with the new one; receivers must be given it.')) return;
-    try {
+    await run(async () => {
       setSecret((await api<{ secret: string }>(apiKey, 'POST', '/account/webhook-secret/rotate')).secret);
-    } catch (err) {
-      setProblem(messageOf(err));
-    }
+    });
   };
   return (
     <Section title="Signing secret">
@@ -73,28 +68,21 @@ export function Webhooks({ apiKey }: { apiKey: string }) {
   const deliveries = useLoad(() => api<{ deliveries: Delivery[] }>(apiKey, 'GET', '/account/webhook-deliveries'), [apiKey]);
   const [url, setUrl] = useState('');
   const [families, setFamilies] = useState<string[]>([...FAMILIES]);
-  const [problem, setProblem] = useState<string>();
+  const { problem, run } = useAction();
 
-  const add = async (event: Event) => {
+  const add = (event: Event) => {
     event.preventDefault();
-    setProblem(undefined);
-    try {
+    return run(async () => {
       await api(apiKey, 'POST', '/account/webhooks', { url, families });
       setUrl('');
       subscriptions.reload();
-    } catch (err) {
-      setProblem(messageOf(err));
-    }
+    });
   };
-  const remove = async (s: Subscription) => {
-    setProblem(undefined);
-    try {
+  const remove = (s: Subscription) =>
+    run(async () => {
       await api(apiKey, 'DELETE', `/account/webhooks/${encodeURIComponent(s.id)}`);
       subscriptions.reload();
-    } catch (err) {
-      setProblem(messageOf(err));
-    }
-  };
+    });
 
   return (
     <>
