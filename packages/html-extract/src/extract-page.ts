@@ -68,7 +68,11 @@ function mainContent(document: Document, prepared: string, articleBody: string |
   const text = plainText(region.element);
   if (readability && readabilityText.length >= MIN_ARTICLE_CHARS) {
     const readabilityWeight = proseWeight(readability.element);
-    const disagree = readabilityWeight > 0 && region.score > 2 * readabilityWeight && sharedWordShare(text, readabilityText) < 0.5;
+    // They disagree when Readability's article holds under half of the region's words and the
+    // region weighs more than twice as much, or is the page's own article body (by name, or the
+    // post under the heading the title names) that Readability passed over.
+    const shared = sharedWordShare(text, readabilityText);
+    const disagree = shared < 0.5 && ((readabilityWeight > 0 && region.score > 2 * readabilityWeight) || (region.structural && region.score > 0));
     if (!disagree) return { root: readability.element, text: readabilityText, readability, source: 'readability' };
   }
   if (text) return { root: region.element, text, readability, source: 'region' };

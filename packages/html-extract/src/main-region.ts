@@ -132,6 +132,26 @@ function opensComments(el: Element): boolean {
   return text.length < 40 && COMMENTS_HEADING.test(text);
 }
 
+const normalized = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/**
+ * The heading of the page's article: the first `<h1>`–`<h3>` whose text is the document's title
+ * or part of it ("Site: Post title"); else the first `<h1>`. Blog themes give the post title an
+ * `<h3>` and the site name the `<h1>`, and put the post in a `widget` box.
+ */
+export function articleHeading(root: Element): Element | null {
+  const title = normalized(root.ownerDocument?.title ?? '');
+  if (title) {
+    for (const heading of Array.from(root.querySelectorAll('h1, h2, h3'))) {
+      const text = normalized(heading.textContent ?? '');
+      if (text.length >= ARTICLE_HEADING_MIN_CHARS && text.includes(' ') && title.includes(text)) return heading;
+    }
+  }
+  return root.querySelector('h1');
+}
+/** Shorter headings ("Home", "Blog") match a title by chance. */
+const ARTICLE_HEADING_MIN_CHARS = 10;
+
 /** Prose characters that make a furniture-named element without the main heading a wrapper of the page. */
 const WRAPPER_MIN_PROSE = 1000;
 
@@ -146,7 +166,7 @@ const SMALL_FURNITURE_PROSE = 200;
  */
 export function removeFurniture(root: Element, tallies: Map<Element, Tally>): void {
   const pageProse = tallies.get(root)?.prose ?? 0;
-  const heading = root.querySelector('h1');
+  const heading = articleHeading(root);
   // Comments can outweigh a short article, so a comment section wraps the page only if it holds
   // the heading; and on a short page a footer can hold half the prose, so without the heading it
   // takes an article's worth.
@@ -170,7 +190,8 @@ export function removeFurniture(root: Element, tallies: Map<Element, Tally>): vo
       }
       const prose = tallies.get(child)?.prose ?? 0;
       const named = FURNITURE_TAGS.has(child.tagName.toUpperCase()) || isHidden(child) ? 'furniture' : furnitureName(child);
-      const furniture = named === 'furniture' || (named === 'small-furniture' && prose < SMALL_FURNITURE_PROSE);
+      // A widget, byline or tag box holding the article's heading is the post itself.
+      const furniture = named === 'furniture' || (named === 'small-furniture' && prose < SMALL_FURNITURE_PROSE && !(heading && child.contains(heading)));
       if (furniture && !wrapsPage(child, prose)) child.remove();
       else visit(child);
       child = next;
@@ -289,6 +310,7 @@ export function mainRegion(body: Element, options: RegionOptions = {}): Region {
   }
   // No block of prose anywhere (a page of headings, labels and links): the page minus its furniture.
   if (bestScore <= 0) return finish({ element: body, score: tallies.get(body)?.score ?? 0, structural: false }, tallies);
+  const heaviest = best;
   // One paragraph is rarely all of an article: the parent is taken while it adds prose and keeps
   // most of the weight (a "similar articles" list after the text costs less than the text it joins).
   for (let parent = best.parentElement; parent && parent !== body; parent = parent.parentElement) {
@@ -306,8 +328,27 @@ export function mainRegion(body: Element, options: RegionOptions = {}): Region {
     if (score > 0 && score >= enough * bestScore) return finish({ element: article, score, structural: true }, tallies);
   }
   if (named && ((best.contains(named) && namedScore >= 0.8 * bestScore) || (named.contains(best) && namedScore >= 0.95 * bestScore))) region = { element: named, score: namedScore, structural: true };
+  // The post the page's title names, when the weighing found a heavier box beside it.
+  const post = postUnderHeading(body, tallies);
+  if (post && !post.contains(heaviest) && !heaviest.contains(post)) region = { element: post, score: tallies.get(post)!.score, structural: true };
   return finish(region, tallies);
 }
+
+/**
+ * The post the article heading (the one the document's title names) heads: its nearest ancestor
+ * holding a few sentences of prose. A short post loses the weighing to an "about this blog" box
+ * beside it, but the page's own title points at it.
+ */
+function postUnderHeading(body: Element, tallies: Map<Element, Tally>): Element | null {
+  const heading = articleHeading(body);
+  for (let el = heading?.parentElement; el && el !== body; el = el.parentElement) {
+    const t = tallies.get(el);
+    if (t && t.prose >= POST_MIN_PROSE) return t.score > 0 ? el : null;
+  }
+  return null;
+}
+/** Prose characters of a post: a header row's "Published 11 hours ago" is not one. */
+const POST_MIN_PROSE = 100;
 
 /**
  * The element named as the article body (itemprop=articleBody, `entry-content`, `post-body`…)

@@ -62,4 +62,16 @@ describe('main content beyond Readability', () => {
     const out = extractPage(html, URL);
     expect(out.text).toBe(story);
   });
+  it('takes the short post under the heading the title names, not the heavier about box beside it', () => {
+    const post = 'No matter how long I stare at this drawing, I still cannot believe it is pencil on paper. Mind blown, truly.';
+    const about = 'This blog is about making things: art, craft, engineering and the good old can-do spirit. Makers of all stripes are welcome here, whatever their enthusiasms, and are encouraged to join the conversation. ';
+    const html = page(
+      `<div id="main"><div class="widget Blog"><h2>Monday</h2><div class="post"><h3 class="post-title"><a href="/p">This is Not a Photograph</a></h3><div><p>${post}</p></div></div></div></div>` +
+        `<div id="sidebar"><div class="profile"><h2>About this blog</h2><p>${about.repeat(4)}</p></div></div>`,
+      '<title>Dude Blog: This is Not a Photograph</title>',
+    );
+    const out = extractPage(html, URL);
+    expect(out.text).toContain(post);
+    expect(out.text).not.toContain('Makers of all stripes');
+  });
 });
