@@ -3,7 +3,7 @@ import { renderMarkdown } from './markdown.js';
 import { collectImages } from './page-images.js';
 import { collectLinks } from './page-links.js';
 import { buildMeta, jsonLdArticleBody, parseJsonLd, readMetaSources } from './page-meta.js';
-import { cleanArticle, mainRegion, proseWeight, removeFurniture, sharedWordShare, tallyTree } from './main-region.js';
+import { cleanArticle, mainRegion, proseWeight, removeFurniture, sharedWordShare, tallyTree, trimTrailingLabels } from './main-region.js';
 import { parseDocument } from './parse-document.js';
 import { plainText } from './plain-text.js';
 import { prepareHtml } from './prepare-html.js';
@@ -62,9 +62,14 @@ function mainContent(document: Document, prepared: string, articleBody: string |
   } catch {
     readability = null; // Readability throws on some malformed documents; the region covers them.
   }
-  if (readability) cleanArticle(readability.element);
+  if (readability) {
+    cleanArticle(readability.element);
+    trimTrailingLabels(readability.element);
+  }
   const readabilityText = readability ? plainText(readability.element) : '';
   const region = mainRegion(copy, { articleBody });
+  // A region without prose is the page minus its furniture, labels and all.
+  if (region.score > 0) trimTrailingLabels(region.element);
   const text = plainText(region.element);
   if (readability && readabilityText.length >= MIN_ARTICLE_CHARS) {
     const readabilityWeight = proseWeight(readability.element);

@@ -374,3 +374,65 @@ function finish(region: Region, tallies: Map<Element, Tally>): Region {
   removeLinkLists(region.element, tallies);
   return region;
 }
+
+/** The text a reader sees of a node (empty for skipped and hidden elements). */
+function visibleText(node: ChildNode): string {
+  if (node.nodeType === TEXT) return (node.nodeValue ?? '').trim();
+  if (node.nodeType !== ELEMENT) return '';
+  const el = node as Element;
+  if (SKIP_TAGS.has(el.tagName.toUpperCase()) || isHidden(el)) return '';
+  return (el.textContent ?? '').trim();
+}
+
+/** The block holding the last text of `root`: the deepest block element its text ends in. */
+function lastTextBlock(root: Element): Element | null {
+  let el = root;
+  for (;;) {
+    let last: ChildNode | null = el.lastChild;
+    while (last && !visibleText(last)) last = last.previousSibling;
+    if (!last) return el === root ? null : el;
+    if (last.nodeType !== ELEMENT || !BLOCK_TAGS.has((last as Element).tagName.toUpperCase())) return el === root ? null : el;
+    el = last as Element;
+  }
+}
+
+const LINE_TAGS = new Set(['LI', 'DT', 'DD', 'TD', 'TH', 'TR']);
+
+/**
+ * A block that closes an article without being part of it: a label left over from a related or
+ * share box ("Mehr zum Thema", "You might also like:", "Teilnehmende Blogs:"), a few words with no
+ * sentence end, not an item of a list or table (those are content). `box` is the outermost
+ * element holding only the block's text.
+ */
+function trailingLabel(block: Element, box: Element): boolean {
+  const text = textOf(block);
+  if (!text || text.length >= LABEL_MAX_CHARS || text.split(' ').length > LABEL_MAX_WORDS) return false;
+  if (/[.!?…"”»)\]。！？）」』]$/.test(text)) return false;
+  for (let e: Element | null = block; e; e = e.parentElement) if (LINE_TAGS.has(e.tagName.toUpperCase())) return false;
+  // The last of a run of same-shaped short blocks (three or more) is an item of a listing.
+  let sameShaped = 0;
+  for (let previous = box.previousElementSibling; previous && sameShaped < 2; previous = previous.previousElementSibling, sameShaped++) {
+    if (previous.tagName !== box.tagName || previous.getAttribute('class') !== box.getAttribute('class')) return true;
+    const previousText = textOf(previous);
+    if (!previousText || previousText.length >= LABEL_MAX_CHARS) return true;
+  }
+  return sameShaped < 2;
+}
+const LABEL_MAX_CHARS = 60;
+const LABEL_MAX_WORDS = 6;
+const textOf = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+
+/** Labels at the end of the chosen content (their boxes were removed, or Readability kept them): out. */
+export function trimTrailingLabels(root: Element): void {
+  const total = textOf(root).length;
+  let removed = 0;
+  for (let block = lastTextBlock(root); block; block = lastTextBlock(root)) {
+    let box = block;
+    while (box.parentElement && box.parentElement !== root && textOf(box.parentElement) === textOf(block)) box = box.parentElement;
+    if (!trailingLabel(block, box)) return;
+    removed += textOf(block).length;
+    // Never the whole text: a page of labels is what it is.
+    if (removed >= 0.5 * total) return;
+    box.remove();
+  }
+}

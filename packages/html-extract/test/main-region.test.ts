@@ -74,4 +74,12 @@ describe('main content beyond Readability', () => {
     expect(out.text).toContain(post);
     expect(out.text).not.toContain('Makers of all stripes');
   });
+  it('drops the labels a removed related box leaves at the end, not the last items of a list', () => {
+    const body = `<article><h1>Long read</h1>${article(6)}<h2>You might also like:</h2><div><p>Mehr zum Thema</p></div></article>`;
+    const out = extractPage(chrome(body), URL);
+    expect(out.text).toContain('Paragraph 5 of a long enough article');
+    expect(out.text).not.toMatch(/You might also like|Mehr zum Thema/);
+    const withList = `<article><h1>Long read</h1>${article(6)}<ul><li>Freshly fried fish cakes</li><li>Local ingredients</li></ul></article>`;
+    expect(extractPage(chrome(withList), URL).text).toMatch(/Freshly fried fish cakes\nLocal ingredients$/);
+  });
 });
