@@ -137,17 +137,19 @@ const normalized = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').tri
 /**
  * The heading of the page's article: the first `<h1>`–`<h3>` whose text is the document's title
  * or part of it ("Site: Post title"); else the first `<h1>`. Blog themes give the post title an
- * `<h3>` and the site name the `<h1>`, and put the post in a `widget` box.
+ * `<h3>` and the site name the `<h1>`, and put the post in a `widget` box. With `titled`, the
+ * heading must say at least half the title (the post's title, not the site's name), or none.
  */
-export function articleHeading(root: Element): Element | null {
+export function articleHeading(root: Element, titled = false): Element | null {
   const title = normalized(root.ownerDocument?.title ?? '');
   if (title) {
     for (const heading of Array.from(root.querySelectorAll('h1, h2, h3'))) {
       const text = normalized(heading.textContent ?? '');
-      if (text.length >= ARTICLE_HEADING_MIN_CHARS && text.includes(' ') && title.includes(text)) return heading;
+      if (text.length < (titled ? 0.5 * title.length : ARTICLE_HEADING_MIN_CHARS) || !text.includes(' ') || !title.includes(text)) continue;
+      return heading;
     }
   }
-  return root.querySelector('h1');
+  return titled ? null : root.querySelector('h1');
 }
 /** Shorter headings ("Home", "Blog") match a title by chance. */
 const ARTICLE_HEADING_MIN_CHARS = 10;
@@ -436,3 +438,42 @@ export function trimTrailingLabels(root: Element): void {
     box.remove();
   }
 }
+
+const BLOCK_SELECTOR = Array.from(BLOCK_TAGS, (t) => t.toLowerCase()).join(',');
+
+/**
+ * The standfirst (dek, lede, "bajada"): the paragraph between the article's heading and its body
+ * that sums the article up. Themes put it in the header with the heading, outside the body
+ * element both candidates choose. Found in `tree` (the pruned copy) as the first paragraph of
+ * prose after the heading that says the title, when the next blocks lead into the chosen text
+ * (its first words are met within a few blocks); bylines, dates and labels on the way are passed
+ * over.
+ */
+export function standfirst(tree: Element, chosenText: string): Element | null {
+  const heading = articleHeading(tree, true);
+  if (!heading) return null;
+  const chosen = chosenText.replace(/\s+/g, ' ');
+  let candidate: Element | null = null;
+  let blocks = 0;
+  let after = false;
+  for (const el of Array.from(tree.querySelectorAll(BLOCK_SELECTOR))) {
+    if (!after) {
+      after = el === heading;
+      continue;
+    }
+    if (heading.contains(el) || el.querySelector(BLOCK_SELECTOR)) continue;
+    const text = textOf(el);
+    if (!text) continue;
+    if (++blocks > STANDFIRST_MAX_BLOCKS) return null;
+    if (chosen.includes(text.slice(0, 80))) return candidate;
+    if (candidate || isHidden(el)) continue;
+    let linkChars = 0;
+    for (const a of Array.from(el.querySelectorAll('a[href]'))) linkChars += textOf(a).length;
+    // A standfirst is sentences: a dateline or an image credit ends without a full stop.
+    if (!/[.!?…"”»)。！？]$/.test(text)) continue;
+    if (text.length >= STANDFIRST_MIN_CHARS && text.split(' ').length >= 8 && linkChars < 0.3 * text.length) candidate = el;
+  }
+  return null;
+}
+const STANDFIRST_MAX_BLOCKS = 12;
+const STANDFIRST_MIN_CHARS = 60;

@@ -82,4 +82,17 @@ describe('main content beyond Readability', () => {
     const withList = `<article><h1>Long read</h1>${article(6)}<ul><li>Freshly fried fish cakes</li><li>Local ingredients</li></ul></article>`;
     expect(extractPage(chrome(withList), URL).text).toMatch(/Freshly fried fish cakes\nLocal ingredients$/);
   });
+  it('puts the standfirst that sits with the heading in front of the article body, in text and markdown', () => {
+    const dek = 'The city will spend twice as much on parks next year, the council decided after a long night.';
+    const body =
+      `<header><h1>Council doubles the parks budget</h1><p class="byline">By A. Reporter</p><p class="deck">${dek}</p></header>` +
+      `<div class="article-body">${article(6)}</div>`;
+    const out = extractPage(chrome(body).replace('<title>Story</title>', '<title>Council doubles the parks budget | Daily</title>'), URL, { markdown: true });
+    expect(out.text.startsWith(dek)).toBe(true);
+    expect(out.text).toContain('Paragraph 5 of a long enough article');
+    expect(out.markdown).toContain(dek);
+    // A blurb under a heading that is only the site's name is no standfirst.
+    const blog = page(`<header><h1>Daily Example</h1><p>${dek}</p></header><div class="article-body">${article(6)}</div>`, '<title>A post about parks | Daily Example</title>');
+    expect(extractPage(blog, URL).text).not.toContain(dek);
+  });
 });
