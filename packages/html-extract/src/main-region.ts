@@ -154,6 +154,17 @@ export function articleHeading(root: Element, titled = false): Element | null {
 /** Shorter headings ("Home", "Blog") match a title by chance. */
 const ARTICLE_HEADING_MIN_CHARS = 10;
 
+/** The post/entry box around the heading that says the document's title, when it holds prose. */
+function titledPost(root: Element, tallies: Map<Element, Tally>): Element | null {
+  const heading = articleHeading(root, true);
+  for (let el = heading?.parentElement; el && el !== root; el = el.parentElement) {
+    if ((tallies.get(el)?.prose ?? 0) < POST_MIN_PROSE) continue;
+    return POST_NAME.test(`${el.getAttribute('class') ?? ''} ${el.id}`) ? el : null;
+  }
+  return null;
+}
+const POST_NAME = /(?:^|[^a-z])(?:post|entry|hentry)(?:$|[^a-z])/i;
+
 /** Prose characters that make a furniture-named element without the main heading a wrapper of the page. */
 const WRAPPER_MIN_PROSE = 1000;
 
@@ -172,9 +183,13 @@ export function removeFurniture(root: Element, tallies: Map<Element, Tally>): vo
   // Comments can outweigh a short article, so a comment section wraps the page only if it holds
   // the heading; and on a short page a footer can hold half the prose, so without the heading it
   // takes an article's worth.
+  // A blog's sidebar can outweigh a short post: it is no wrapper when the post under the heading
+  // that says the title (a `post`/`entry` box) lies outside it.
+  const post = titledPost(root, tallies);
   const wrapsPage = (el: Element, prose: number) => {
     if (prose === 0 || prose < 0.5 * pageProse) return false;
     if (heading && el.contains(heading)) return true;
+    if (post && !el.contains(post) && !post.contains(el)) return false;
     return prose >= WRAPPER_MIN_PROSE && !namedAsComments(el);
   };
   const visit = (el: Element) => {

@@ -95,4 +95,16 @@ describe('main content beyond Readability', () => {
     const blog = page(`<header><h1>Daily Example</h1><p>${dek}</p></header><div class="article-body">${article(6)}</div>`, '<title>A post about parks | Daily Example</title>');
     expect(extractPage(blog, URL).text).not.toContain(dek);
   });
+  it("keeps a blog's sidebar out even when it outweighs the short post the title names", () => {
+    const post = 'Five posts worth reading this week, picked from everything we saw, with a short note on each one of them.';
+    const about = 'I have written advertising copy in this city for nineteen years, and here I say what I think of it, at length and often. ';
+    const html = page(
+      `<div id="content"><div class="post"><h3>Top five posts of the week</h3><div class="post-body"><p>${post}</p></div></div>` +
+        `<div id="sidebar"><div class="profile"><h2>About me</h2><p>${about.repeat(12)}</p></div></div></div>`,
+      '<title>Copy blog: Top five posts of the week</title>',
+    );
+    const out = extractPage(html, URL);
+    expect(out.text).toContain(post);
+    expect(out.text).not.toContain('nineteen years');
+  });
 });
