@@ -443,7 +443,9 @@ const textOf = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim
 export function trimTrailingLabels(root: Element): void {
   const total = textOf(root).length;
   let removed = 0;
-  for (let block = lastTextBlock(root); block; block = lastTextBlock(root)) {
+  // Each look for the last block reads the subtree's text: a bounded number of them keeps this
+  // linear in the page whatever it ends with.
+  for (let block = lastTextBlock(root), n = 0; block && n < MAX_TRAILING_LABELS; block = lastTextBlock(root), n++) {
     let box = block;
     while (box.parentElement && box.parentElement !== root && textOf(box.parentElement) === textOf(block)) box = box.parentElement;
     if (!trailingLabel(block, box)) return;
@@ -453,6 +455,8 @@ export function trimTrailingLabels(root: Element): void {
     box.remove();
   }
 }
+
+const MAX_TRAILING_LABELS = 8;
 
 const BLOCK_SELECTOR = Array.from(BLOCK_TAGS, (t) => t.toLowerCase()).join(',');
 
