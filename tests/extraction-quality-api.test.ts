@@ -15,10 +15,11 @@ import { reportFigures } from './support/figures.js';
  * and the scraper worker (real processes), and scored by the corpus's own score.mjs.
  *
  * Floors are the figures this extractor reached (docs/extraction.md), a little below them, so a
- * regression fails here. Issue 25 asks for more (dragnet F1 0.93, snippet F1 0.92, without
- * absent 0.90): not reached yet, and raising these floors is how that progress is recorded.
+ * regression fails here. Issue 25 asks for dragnet F1 0.93, snippet F1 0.92 and without absent
+ * 0.90: the snippet figures are reached (0.924, 0.908), dragnet is not yet (0.918), and raising
+ * these floors is how progress is recorded.
  */
-const FLOORS = { dragnetF1: 0.905, snippetF1: 0.905, withoutAbsent: 0.89 };
+const FLOORS = { dragnetF1: 0.915, snippetF1: 0.92, withoutAbsent: 0.905 };
 
 const prefix = testPrefix('quality');
 const env = serviceEnv(prefix);

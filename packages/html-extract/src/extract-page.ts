@@ -3,7 +3,7 @@ import { renderMarkdown } from './markdown.js';
 import { collectImages } from './page-images.js';
 import { collectLinks } from './page-links.js';
 import { buildMeta, jsonLdArticleBody, parseJsonLd, readMetaSources } from './page-meta.js';
-import { cleanArticle, mainRegion, proseWeight, removeFurniture, sharedWordShare, tallyTree } from './main-region.js';
+import { cleanArticle, mainRegion, proseWeight, removeFurniture, sharedWordShare, standfirst, tallyTree, trimTrailingLabels } from './main-region.js';
 import { parseDocument } from './parse-document.js';
 import { plainText } from './plain-text.js';
 import { prepareHtml } from './prepare-html.js';
@@ -43,14 +43,31 @@ interface ContentResult {
 }
 
 /**
+ * Main content: the candidates compared (chooseContent), and the article's standfirst put back
+ * in front when it sits with the heading, outside the element chosen.
+ */
+function mainContent(document: Document, prepared: string, articleBody: string | undefined): ContentResult {
+  const { tree, ...chosen } = chooseContent(document, prepared, articleBody);
+  if (chosen.source === 'fallback' || !chosen.text) return chosen;
+  // The standfirst sits with the heading, outside the element either candidate chose.
+  const dek = standfirst(tree, chosen.text);
+  if (!dek || chosen.root.contains(dek)) return chosen;
+  const root = document.createElement('div');
+  root.append(dek, chosen.root);
+  return { ...chosen, root, text: `${plainText(dek)}\n\n${chosen.text}` };
+}
+
+/**
  * Main content, from two candidates compared. The page's body is copied first; the document is
  * then pruned of furniture (share bars, related lists, comments, cookie banners…) and given to
  * Readability, and the copy to the region finder (main-region.ts). Readability's article wins
  * when it is long enough (500 characters, its own threshold) unless the two disagree: little of
  * the region's text in it, and the region weighing more than twice as much as prose. Short
  * articles and listings take the region, never the whole page.
+ *
+ * `tree` is the pruned copy of the body the region was found in.
  */
-function mainContent(document: Document, prepared: string, articleBody: string | undefined): ContentResult {
+function chooseContent(document: Document, prepared: string, articleBody: string | undefined): ContentResult & { tree: Element } {
   const body = document.body ?? document.documentElement;
   // Before any furniture test too: the formulas' classes contain "Menu".
   if (document.querySelector('mjx-container')) keepMathJaxFormulas(document);
@@ -62,18 +79,27 @@ function mainContent(document: Document, prepared: string, articleBody: string |
   } catch {
     readability = null; // Readability throws on some malformed documents; the region covers them.
   }
-  if (readability) cleanArticle(readability.element);
+  if (readability) {
+    cleanArticle(readability.element);
+    trimTrailingLabels(readability.element);
+  }
   const readabilityText = readability ? plainText(readability.element) : '';
   const region = mainRegion(copy, { articleBody });
+  // A region without prose is the page minus its furniture, labels and all.
+  if (region.score > 0) trimTrailingLabels(region.element);
   const text = plainText(region.element);
   if (readability && readabilityText.length >= MIN_ARTICLE_CHARS) {
     const readabilityWeight = proseWeight(readability.element);
-    const disagree = readabilityWeight > 0 && region.score > 2 * readabilityWeight && sharedWordShare(text, readabilityText) < 0.5;
-    if (!disagree) return { root: readability.element, text: readabilityText, readability, source: 'readability' };
+    // They disagree when Readability's article holds under half of the region's words and the
+    // region weighs more than twice as much, or is the page's own article body (by name, or the
+    // post under the heading the title names) that Readability passed over.
+    const shared = sharedWordShare(text, readabilityText);
+    const disagree = shared < 0.5 && ((readabilityWeight > 0 && region.score > 2 * readabilityWeight) || (region.structural && region.score > 0));
+    if (!disagree) return { root: readability.element, text: readabilityText, readability, source: 'readability', tree: copy };
   }
-  if (text) return { root: region.element, text, readability, source: 'region' };
+  if (text) return { root: region.element, text, readability, source: 'region', tree: copy };
   const fallback = fallbackContent(parseDocument(prepared));
-  return { root: fallback, text: plainText(fallback), readability, source: 'fallback' };
+  return { root: fallback, text: plainText(fallback), readability, source: 'fallback', tree: copy };
 }
 
 /** The first paragraph of the text, cut at a word boundary: the description of last resort. */

@@ -132,6 +132,39 @@ function opensComments(el: Element): boolean {
   return text.length < 40 && COMMENTS_HEADING.test(text);
 }
 
+const normalized = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/**
+ * The heading of the page's article: the first `<h1>`–`<h3>` whose text is the document's title
+ * or part of it ("Site: Post title"); else the first `<h1>`. Blog themes give the post title an
+ * `<h3>` and the site name the `<h1>`, and put the post in a `widget` box. With `titled`, the
+ * heading must say at least half the title (the post's title, not the site's name), or none.
+ */
+export function articleHeading(root: Element, titled = false): Element | null {
+  const title = normalized(root.ownerDocument?.title ?? '');
+  if (title) {
+    for (const heading of Array.from(root.querySelectorAll('h1, h2, h3'))) {
+      const text = normalized(heading.textContent ?? '');
+      if (text.length < (titled ? 0.5 * title.length : ARTICLE_HEADING_MIN_CHARS) || !text.includes(' ') || !title.includes(text)) continue;
+      return heading;
+    }
+  }
+  return titled ? null : root.querySelector('h1');
+}
+/** Shorter headings ("Home", "Blog") match a title by chance. */
+const ARTICLE_HEADING_MIN_CHARS = 10;
+
+/** The post/entry box around the heading that says the document's title, when it holds prose. */
+function titledPost(root: Element, tallies: Map<Element, Tally>): Element | null {
+  const heading = articleHeading(root, true);
+  for (let el = heading?.parentElement; el && el !== root; el = el.parentElement) {
+    if ((tallies.get(el)?.prose ?? 0) < POST_MIN_PROSE) continue;
+    return POST_NAME.test(`${el.getAttribute('class') ?? ''} ${el.id}`) ? el : null;
+  }
+  return null;
+}
+const POST_NAME = /(?:^|[^a-z])(?:post|entry|hentry)(?:$|[^a-z])/i;
+
 /** Prose characters that make a furniture-named element without the main heading a wrapper of the page. */
 const WRAPPER_MIN_PROSE = 1000;
 
@@ -146,13 +179,17 @@ const SMALL_FURNITURE_PROSE = 200;
  */
 export function removeFurniture(root: Element, tallies: Map<Element, Tally>): void {
   const pageProse = tallies.get(root)?.prose ?? 0;
-  const heading = root.querySelector('h1');
+  const heading = articleHeading(root);
   // Comments can outweigh a short article, so a comment section wraps the page only if it holds
   // the heading; and on a short page a footer can hold half the prose, so without the heading it
   // takes an article's worth.
+  // A blog's sidebar can outweigh a short post: it is no wrapper when the post under the heading
+  // that says the title (a `post`/`entry` box) lies outside it.
+  const post = titledPost(root, tallies);
   const wrapsPage = (el: Element, prose: number) => {
     if (prose === 0 || prose < 0.5 * pageProse) return false;
     if (heading && el.contains(heading)) return true;
+    if (post && !el.contains(post) && !post.contains(el)) return false;
     return prose >= WRAPPER_MIN_PROSE && !namedAsComments(el);
   };
   const visit = (el: Element) => {
@@ -170,7 +207,8 @@ export function removeFurniture(root: Element, tallies: Map<Element, Tally>): vo
       }
       const prose = tallies.get(child)?.prose ?? 0;
       const named = FURNITURE_TAGS.has(child.tagName.toUpperCase()) || isHidden(child) ? 'furniture' : furnitureName(child);
-      const furniture = named === 'furniture' || (named === 'small-furniture' && prose < SMALL_FURNITURE_PROSE);
+      // A widget, byline or tag box holding the article's heading is the post itself.
+      const furniture = named === 'furniture' || (named === 'small-furniture' && prose < SMALL_FURNITURE_PROSE && !(heading && child.contains(heading)));
       if (furniture && !wrapsPage(child, prose)) child.remove();
       else visit(child);
       child = next;
@@ -289,6 +327,7 @@ export function mainRegion(body: Element, options: RegionOptions = {}): Region {
   }
   // No block of prose anywhere (a page of headings, labels and links): the page minus its furniture.
   if (bestScore <= 0) return finish({ element: body, score: tallies.get(body)?.score ?? 0, structural: false }, tallies);
+  const heaviest = best;
   // One paragraph is rarely all of an article: the parent is taken while it adds prose and keeps
   // most of the weight (a "similar articles" list after the text costs less than the text it joins).
   for (let parent = best.parentElement; parent && parent !== body; parent = parent.parentElement) {
@@ -306,8 +345,27 @@ export function mainRegion(body: Element, options: RegionOptions = {}): Region {
     if (score > 0 && score >= enough * bestScore) return finish({ element: article, score, structural: true }, tallies);
   }
   if (named && ((best.contains(named) && namedScore >= 0.8 * bestScore) || (named.contains(best) && namedScore >= 0.95 * bestScore))) region = { element: named, score: namedScore, structural: true };
+  // The post the page's title names, when the weighing found a heavier box beside it.
+  const post = postUnderHeading(body, tallies);
+  if (post && !post.contains(heaviest) && !heaviest.contains(post)) region = { element: post, score: tallies.get(post)!.score, structural: true };
   return finish(region, tallies);
 }
+
+/**
+ * The post the article heading (the one the document's title names) heads: its nearest ancestor
+ * holding a few sentences of prose. A short post loses the weighing to an "about this blog" box
+ * beside it, but the page's own title points at it.
+ */
+function postUnderHeading(body: Element, tallies: Map<Element, Tally>): Element | null {
+  const heading = articleHeading(body);
+  for (let el = heading?.parentElement; el && el !== body; el = el.parentElement) {
+    const t = tallies.get(el);
+    if (t && t.prose >= POST_MIN_PROSE) return t.score > 0 ? el : null;
+  }
+  return null;
+}
+/** Prose characters of a post: a header row's "Published 11 hours ago" is not one. */
+const POST_MIN_PROSE = 100;
 
 /**
  * The element named as the article body (itemprop=articleBody, `entry-content`, `post-body`…)
@@ -333,3 +391,108 @@ function finish(region: Region, tallies: Map<Element, Tally>): Region {
   removeLinkLists(region.element, tallies);
   return region;
 }
+
+/** The text a reader sees of a node (empty for skipped and hidden elements). */
+function visibleText(node: ChildNode): string {
+  if (node.nodeType === TEXT) return (node.nodeValue ?? '').trim();
+  if (node.nodeType !== ELEMENT) return '';
+  const el = node as Element;
+  if (SKIP_TAGS.has(el.tagName.toUpperCase()) || isHidden(el)) return '';
+  return (el.textContent ?? '').trim();
+}
+
+/** The block holding the last text of `root`: the deepest block element its text ends in. */
+function lastTextBlock(root: Element): Element | null {
+  let el = root;
+  for (;;) {
+    let last: ChildNode | null = el.lastChild;
+    while (last && !visibleText(last)) last = last.previousSibling;
+    if (!last) return el === root ? null : el;
+    if (last.nodeType !== ELEMENT || !BLOCK_TAGS.has((last as Element).tagName.toUpperCase())) return el === root ? null : el;
+    el = last as Element;
+  }
+}
+
+const LINE_TAGS = new Set(['LI', 'DT', 'DD', 'TD', 'TH', 'TR']);
+
+/**
+ * A block that closes an article without being part of it: a label left over from a related or
+ * share box ("Mehr zum Thema", "You might also like:", "Teilnehmende Blogs:"), a few words with no
+ * sentence end, not an item of a list or table (those are content). `box` is the outermost
+ * element holding only the block's text.
+ */
+function trailingLabel(block: Element, box: Element): boolean {
+  const text = textOf(block);
+  if (!text || text.length >= LABEL_MAX_CHARS || text.split(' ').length > LABEL_MAX_WORDS) return false;
+  if (/[.!?…"”»)\]。！？）」』]$/.test(text)) return false;
+  for (let e: Element | null = block; e; e = e.parentElement) if (LINE_TAGS.has(e.tagName.toUpperCase())) return false;
+  // The last of a run of same-shaped short blocks (three or more) is an item of a listing.
+  let sameShaped = 0;
+  for (let previous = box.previousElementSibling; previous && sameShaped < 2; previous = previous.previousElementSibling, sameShaped++) {
+    if (previous.tagName !== box.tagName || previous.getAttribute('class') !== box.getAttribute('class')) return true;
+    const previousText = textOf(previous);
+    if (!previousText || previousText.length >= LABEL_MAX_CHARS) return true;
+  }
+  return sameShaped < 2;
+}
+const LABEL_MAX_CHARS = 60;
+const LABEL_MAX_WORDS = 6;
+const textOf = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+
+/** Labels at the end of the chosen content (their boxes were removed, or Readability kept them): out. */
+export function trimTrailingLabels(root: Element): void {
+  const total = textOf(root).length;
+  let removed = 0;
+  // Each look for the last block reads the subtree's text: a bounded number of them keeps this
+  // linear in the page whatever it ends with.
+  for (let block = lastTextBlock(root), n = 0; block && n < MAX_TRAILING_LABELS; block = lastTextBlock(root), n++) {
+    let box = block;
+    while (box.parentElement && box.parentElement !== root && textOf(box.parentElement) === textOf(block)) box = box.parentElement;
+    if (!trailingLabel(block, box)) return;
+    removed += textOf(block).length;
+    // Never the whole text: a page of labels is what it is.
+    if (removed >= 0.5 * total) return;
+    box.remove();
+  }
+}
+
+const MAX_TRAILING_LABELS = 8;
+
+const BLOCK_SELECTOR = Array.from(BLOCK_TAGS, (t) => t.toLowerCase()).join(',');
+
+/**
+ * The standfirst (dek, lede, "bajada"): the paragraph between the article's heading and its body
+ * that sums the article up. Themes put it in the header with the heading, outside the body
+ * element both candidates choose. Found in `tree` (the pruned copy) as the first paragraph of
+ * prose after the heading that says the title, when the next blocks lead into the chosen text
+ * (its first words are met within a few blocks); bylines, dates and labels on the way are passed
+ * over.
+ */
+export function standfirst(tree: Element, chosenText: string): Element | null {
+  const heading = articleHeading(tree, true);
+  if (!heading) return null;
+  const chosen = chosenText.replace(/\s+/g, ' ');
+  let candidate: Element | null = null;
+  let blocks = 0;
+  let after = false;
+  for (const el of Array.from(tree.querySelectorAll(BLOCK_SELECTOR))) {
+    if (!after) {
+      after = el === heading;
+      continue;
+    }
+    if (heading.contains(el) || el.querySelector(BLOCK_SELECTOR)) continue;
+    const text = textOf(el);
+    if (!text) continue;
+    if (++blocks > STANDFIRST_MAX_BLOCKS) return null;
+    if (chosen.includes(text.slice(0, 80))) return candidate;
+    if (candidate || isHidden(el)) continue;
+    let linkChars = 0;
+    for (const a of Array.from(el.querySelectorAll('a[href]'))) linkChars += textOf(a).length;
+    // A standfirst is sentences: a dateline or an image credit ends without a full stop.
+    if (!/[.!?…"”»)。！？]$/.test(text)) continue;
+    if (text.length >= STANDFIRST_MIN_CHARS && text.split(' ').length >= 8 && linkChars < 0.3 * text.length) candidate = el;
+  }
+  return null;
+}
+const STANDFIRST_MAX_BLOCKS = 12;
+const STANDFIRST_MIN_CHARS = 60;

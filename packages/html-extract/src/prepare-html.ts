@@ -56,7 +56,9 @@ function constructScanner(html: string): ConstructEnd {
   const closers = new Map<string, (from: number) => Found | null>();
   const nextClose = (name: string, from: number): Found | null => {
     let finder = closers.get(name);
-    if (!finder) closers.set(name, (finder = forwardFinder(html, new RegExp(`</${name}\\s*>`, 'gi'))));
+    // An end tag is `</name` and whatever follows up to its `>` ("</script\n<!-- … -->" ends the
+    // script at that comment's `>`, as browsers read it); the `>` is found by nextGt.
+    if (!finder) closers.set(name, (finder = forwardFinder(html, new RegExp(`</${name}(?=[\\s/>])`, 'gi'))));
     return finder(from);
   };
   const incomplete = { end: -1, keep: false };
@@ -78,9 +80,10 @@ function constructScanner(html: string): ConstructEnd {
     }
     if (name === 'svg' && gt > afterName && html[gt - 1] === '/') return { end: gt + 1, keep: false };
     const close = nextClose(name, gt + 1);
-    if (!close) return incomplete;
+    const closeGt = close && nextGt(close.end);
+    if (!closeGt) return incomplete;
     // JSON-LD is metadata (title, author, dates): kept for page-meta.
-    return { end: close.end, keep: name === 'script' && JSON_LD.test(html.slice(afterName, gt)) };
+    return { end: closeGt.end, keep: name === 'script' && JSON_LD.test(html.slice(afterName, gt)) };
   };
 }
 

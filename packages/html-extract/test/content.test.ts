@@ -101,6 +101,7 @@ describe('pre-cleaning (prepareHtml)', () => {
     ['unclosed <style>', '<style media="x">'],
     ['<body without its >', '<body '],
     ['</html without its >', '</html '],
+    ['</script without its >', '<script>x</script '],
   ];
   it.each(hostile)('handles 80,000 × %s in linear time', (_name, opener) => {
     const html = `<p>Before.</p>${opener.repeat(80_000)}`;
@@ -108,6 +109,13 @@ describe('pre-cleaning (prepareHtml)', () => {
     const prepared = prepareHtml(html);
     expect(performance.now() - started).toBeLessThan(1500);
     expect(prepared).toContain('<p>Before.</p>');
+  });
+
+  it('ends a script at the `>` of its end tag wherever that is, as browsers do', () => {
+    // "</script" then a comment: the end tag's attributes run to the comment's ">".
+    const prepared = prepareHtml('<script src="x.js"></script\n<!-- widget --><p>The article.</p><script>y()</script>');
+    expect(prepared).toContain('<p>The article.</p>');
+    expect(prepared).not.toContain('y()');
   });
 
   it('removes closed constructs, keeps JSON-LD, and leaves an unclosed element to the parser', () => {

@@ -62,4 +62,49 @@ describe('main content beyond Readability', () => {
     const out = extractPage(html, URL);
     expect(out.text).toBe(story);
   });
+  it('takes the short post under the heading the title names, not the heavier about box beside it', () => {
+    const post = 'No matter how long I stare at this drawing, I still cannot believe it is pencil on paper. Mind blown, truly.';
+    const about = 'This blog is about making things: art, craft, engineering and the good old can-do spirit. Makers of all stripes are welcome here, whatever their enthusiasms, and are encouraged to join the conversation. ';
+    const html = page(
+      `<div id="main"><div class="widget Blog"><h2>Monday</h2><div class="post"><h3 class="post-title"><a href="/p">This is Not a Photograph</a></h3><div><p>${post}</p></div></div></div></div>` +
+        `<div id="sidebar"><div class="profile"><h2>About this blog</h2><p>${about.repeat(4)}</p></div></div>`,
+      '<title>Dude Blog: This is Not a Photograph</title>',
+    );
+    const out = extractPage(html, URL);
+    expect(out.text).toContain(post);
+    expect(out.text).not.toContain('Makers of all stripes');
+  });
+  it('drops the labels a removed related box leaves at the end, not the last items of a list', () => {
+    const body = `<article><h1>Long read</h1>${article(6)}<h2>You might also like:</h2><div><p>Mehr zum Thema</p></div></article>`;
+    const out = extractPage(chrome(body), URL);
+    expect(out.text).toContain('Paragraph 5 of a long enough article');
+    expect(out.text).not.toMatch(/You might also like|Mehr zum Thema/);
+    const withList = `<article><h1>Long read</h1>${article(6)}<ul><li>Freshly fried fish cakes</li><li>Local ingredients</li></ul></article>`;
+    expect(extractPage(chrome(withList), URL).text).toMatch(/Freshly fried fish cakes\nLocal ingredients$/);
+  });
+  it('puts the standfirst that sits with the heading in front of the article body, in text and markdown', () => {
+    const dek = 'The city will spend twice as much on parks next year, the council decided after a long night.';
+    const body =
+      `<header><h1>Council doubles the parks budget</h1><p class="byline">By A. Reporter</p><p class="deck">${dek}</p></header>` +
+      `<div class="article-body">${article(6)}</div>`;
+    const out = extractPage(chrome(body).replace('<title>Story</title>', '<title>Council doubles the parks budget | Daily</title>'), URL, { markdown: true });
+    expect(out.text.startsWith(dek)).toBe(true);
+    expect(out.text).toContain('Paragraph 5 of a long enough article');
+    expect(out.markdown).toContain(dek);
+    // A blurb under a heading that is only the site's name is no standfirst.
+    const blog = page(`<header><h1>Daily Example</h1><p>${dek}</p></header><div class="article-body">${article(6)}</div>`, '<title>A post about parks | Daily Example</title>');
+    expect(extractPage(blog, URL).text).not.toContain(dek);
+  });
+  it("keeps a blog's sidebar out even when it outweighs the short post the title names", () => {
+    const post = 'Five posts worth reading this week, picked from everything we saw, with a short note on each one of them.';
+    const about = 'I have written advertising copy in this city for nineteen years, and here I say what I think of it, at length and often. ';
+    const html = page(
+      `<div id="content"><div class="post"><h3>Top five posts of the week</h3><div class="post-body"><p>${post}</p></div></div>` +
+        `<div id="sidebar"><div class="profile"><h2>About me</h2><p>${about.repeat(12)}</p></div></div></div>`,
+      '<title>Copy blog: Top five posts of the week</title>',
+    );
+    const out = extractPage(html, URL);
+    expect(out.text).toContain(post);
+    expect(out.text).not.toContain('nineteen years');
+  });
 });
