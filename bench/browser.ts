@@ -27,13 +27,16 @@ import { memoryOf, processTree } from '../services/browser-worker/src/process-me
 import { startPageServer } from '../tests/support/page-server.js';
 import type { ServiceProcess } from '../tests/support/processes.js';
 import { startServiceOnSimulatedInternet, type SimulatedInternet } from '../tests/support/simulated-internet.js';
-import { deleteKeysWithPrefix } from '../tests/support/redis.js';
 import { realSitePages } from '../tests/support/web-corpus.js';
 
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/11';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SECRET = 'bench-secret-0123456789abcdef';
 const prefix = `bench-browser-${randomBytes(4).toString('hex')}`;
+// tests/support/redis.js refuses to load without a test Redis (tests never fall back to 6379):
+// the bench names its own, then loads it.
+process.env.GLEANER_TEST_REDIS_URL ??= REDIS_URL;
+const { deleteKeysWithPrefix } = await import('../tests/support/redis.js');
 /**
  * The pages name dozens of external hosts, and on this closed network the resolver takes 5 s to
  * give up on some of them (Chromium's and getaddrinfo alike: bbc-1 loaded in 18 s): DNS would
