@@ -5,10 +5,42 @@ import { browserLaunches, type Logger } from '@gleaner/platform';
 import { childProcessesNamed, memoryOf, processTree, type ProcessMemory } from './process-memory.js';
 
 /**
+ * Features playwright-core (1.65) turns off with its own --disable-features. Chromium keeps only
+ * the last --disable-features it is given, so ours repeats these (managed-browser.test.ts checks
+ * that it still does after an upgrade).
+ */
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
  * Flags for Debian's Chromium in a container: no sandbox (no user namespaces), no GPU, and none
  * of its own background traffic (updates, sync, field trials), which on a closed network floods
  * it with retries. QUIC off and WebRTC limited to proxied connections: both would leave by UDP,
  * around the filtering proxy.
+ *
+ * Memory: headless Chromium 156 opens a window per context, and each window preloaded its
+ * omnibox popup, a WebUI page in a renderer of its own (about 50 MB PSS per page being rendered):
+ * the WebUIOmnibox* features off. Site isolation off (--disable-site-isolation-trials): the
+ * cross-site iframes of a page (ads, embeds) share its renderer instead of getting one each.
+ * What site isolation guards is a site's data in a renderer from another site's frames; a
+ * rendered page holds none (a fresh context per page: no cookies, storage or logins), and
+ * contexts still never share a renderer process.
  */
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -21,6 +53,8 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--disable-site-isolation-trials',
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup'].join(',')}`,
 ];
 
 /** Chromium died under a page (killed, out of memory): the page is worth rendering again. */
