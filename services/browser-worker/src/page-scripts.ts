@@ -15,6 +15,8 @@ export interface PageActivity {
   now: number;
   /** performance.now() of the last activity. */
   lastActivityAt: number;
+  /** Whether anything happened since the document arrived (DOMContentLoaded). */
+  activeSinceArrival: boolean;
   /** Elements given to an IntersectionObserver plus scroll and wheel listeners: what scrolling can set off. */
   scrollWatchers: number;
 }
@@ -116,15 +118,21 @@ export function installPageHooks(): void {
   // From DOMContentLoaded on: what the parser inserts is the page arriving, not scripts filling it
   // in, and observing it would cost a record per node of a large page.
   const observe = () => new MutationObserver(touch).observe(document, { childList: true, subtree: true, characterData: true });
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => (touch(), observe()), { once: true });
-  else observe();
+  let arrivedAt = Number.POSITIVE_INFINITY;
+  const arrive = () => {
+    touch();
+    arrivedAt = lastActivityAt;
+    observe();
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', arrive, { once: true });
+  else arrive();
 
   Object.defineProperty(window, '__gleanerActivity', {
     value: (withinMs: number): PageActivity => {
       const now = performance.now();
       let dueWithin = 0;
       for (const dueAt of pendingTimers.values()) if (dueAt <= now + withinMs) dueWithin++;
-      return { pendingRequests, pendingTimers: dueWithin, quietForMs: now - lastActivityAt, now, lastActivityAt, scrollWatchers };
+      return { pendingRequests, pendingTimers: dueWithin, quietForMs: now - lastActivityAt, now, lastActivityAt, activeSinceArrival: lastActivityAt > arrivedAt, scrollWatchers };
     },
     enumerable: false,
   });
@@ -136,7 +144,7 @@ export function installPageHooks(): void {
  */
 export function pageActivity(withinMs: number): PageActivity {
   const read = (window as unknown as { __gleanerActivity?: (withinMs: number) => PageActivity }).__gleanerActivity;
-  return read ? read(withinMs) : { pendingRequests: 0, pendingTimers: 0, quietForMs: Number.POSITIVE_INFINITY, now: performance.now(), lastActivityAt: 0, scrollWatchers: 0 };
+  return read ? read(withinMs) : { pendingRequests: 0, pendingTimers: 0, quietForMs: Number.POSITIVE_INFINITY, now: performance.now(), lastActivityAt: 0, activeSinceArrival: false, scrollWatchers: 0 };
 }
 
 /**

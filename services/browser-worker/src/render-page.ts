@@ -44,6 +44,12 @@ export class RenderFailure extends Error {
 
 /** How long nothing may happen on a page (no insertion, answer or timer) for it to count as done. */
 const QUIET_MS = 100;
+/**
+ * The same for a page where nothing at all happened since DOMContentLoaded, through its load
+ * event, with nothing pending (most static pages): it has shown that it is not filling itself
+ * in, and two frames are enough for anything a load handler queued without a timer or request.
+ */
+const ARRIVED_QUIET_MS = 35;
 const POLL_MS = 50;
 /** Longest wait for lazy content after one round of scrolling. */
 const SCROLL_SETTLE_MS = 1_500;
@@ -218,11 +224,12 @@ async function settle(page: Page, capMs: number, inflight: () => number, since?:
   const until = Date.now() + capMs;
   while (Date.now() < until) {
     const a = await page.evaluate(pageActivity, until - Date.now());
-    const quiet = a.quietForMs >= QUIET_MS || (since !== undefined && a.lastActivityAt < since);
+    const quietMs = a.activeSinceArrival ? QUIET_MS : ARRIVED_QUIET_MS;
+    const quiet = a.quietForMs >= quietMs || (since !== undefined && a.lastActivityAt < since);
     const busy = a.pendingRequests > 0 || a.pendingTimers > 0 || inflight() > 0;
     if (quiet && !busy) return;
     // When only the quiet time is missing, look again as soon as it has passed.
-    await sleep(Math.min(busy ? POLL_MS : QUIET_MS - a.quietForMs, POLL_MS, until - Date.now()));
+    await sleep(Math.min(busy ? POLL_MS : quietMs - a.quietForMs, POLL_MS, until - Date.now()));
   }
 }
 
