@@ -166,19 +166,22 @@ export async function scrollDown(maxSteps: number): Promise<{ steps: number; atB
   return { steps, atBottom: atBottom() };
 }
 
-/** True when the document has open shadow roots, whose content `page.content()` leaves out. */
-export function hasShadowRoots(): boolean {
-  const walker = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_ELEMENT);
-  for (let node = walker.currentNode as Element | null; node; node = walker.nextNode() as Element | null) if (node.shadowRoot) return true;
-  return false;
-}
-
 /**
- * The document's HTML with every open shadow root's content in place of its host's children, and
- * slotted children where their <slot> is: the page as it is shown, for an extractor that reads
- * light DOM only. Scripts are kept (metadata such as JSON-LD lives there), like page.content().
+ * The page's HTML as a reader sees it, in one call: `<noscript>` removed (scripts ran: what it
+ * says, "enable JavaScript", is not on the page), and open shadow roots inlined when there are
+ * any, else the document as page.content() serialises it.
  */
-export function composedHtml(): string {
+export function renderedHtml(): string {
+  document.querySelectorAll('noscript').forEach((n) => n.remove());
+  if (!document.documentElement) return '';
+  const walker = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_ELEMENT);
+  let shadowRoots = false;
+  for (let node = walker.currentNode as Element | null; node && !shadowRoots; node = walker.nextNode() as Element | null) shadowRoots = !!node.shadowRoot;
+  if (!shadowRoots) return (document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '') + document.documentElement.outerHTML;
+
+  // The document's HTML with every open shadow root's content in place of its host's children, and
+  // slotted children where their <slot> is: the page as it is shown, for an extractor that reads
+  // light DOM only. Scripts are kept (metadata such as JSON-LD lives there), like page.content().
   const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
   const RAW_TEXT = new Set(['script', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext', 'noscript']);
   const escapeText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\u00a0/g, '&nbsp;');

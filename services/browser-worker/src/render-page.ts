@@ -1,7 +1,7 @@
 import type { BrowserContext, Page, Request, Response } from 'playwright-core';
 import { isHtmlType, isPlainTextType, mediaTypeOf } from '@gleaner/safe-fetch';
 import { REFUSED_HEADER, type ProxyRefusal } from './filtering-proxy.js';
-import { composedHtml, hasShadowRoots, installPageHooks, pageActivity, scrollDown } from './page-scripts.js';
+import { installPageHooks, pageActivity, renderedHtml, scrollDown } from './page-scripts.js';
 
 export interface RenderRequest {
   url: string;
@@ -86,9 +86,9 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
   }, request.timeoutMs);
   try {
     // Transpilers that keep function names (tsx, esbuild's keepNames) put `__name(fn, "name")` calls
-    // into the functions handed to page.evaluate; the page needs the helper they assume.
-    await context.addInitScript({ content: 'globalThis.__name ??= (fn) => fn;' });
-    await context.addInitScript(installPageHooks);
+    // into the functions handed to page.evaluate; the page needs the helper they assume. One
+    // script with the hooks: each addInitScript is a round trip to Chromium.
+    await context.addInitScript({ content: `globalThis.__name ??= (fn) => fn;\n(${installPageHooks.toString()})();` });
     const page = await context.newPage();
     await blockRequests(context, page, settings.blockedResources);
     context.on('page', (popup) => void blockRequests(context, popup, settings.blockedResources).catch(() => undefined));
@@ -148,9 +148,7 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
     }
 
     enter('read', 'reading the rendered page');
-    // Scripts ran: what <noscript> says ("enable JavaScript") is not on the page a reader sees.
-    await page.evaluate(() => document.querySelectorAll('noscript').forEach((n) => n.remove()));
-    const html = (await page.evaluate(hasShadowRoots)) ? await page.evaluate(composedHtml) : await page.content();
+    const html = await page.evaluate(renderedHtml);
     if (Buffer.byteLength(html) > settings.maxBytes) throw new RenderFailure('E008', `the rendered page is larger than ${Math.round(settings.maxBytes / (1024 * 1024))} MB`);
     const finalUrl = page.url();
     if (!/^https?:/i.test(finalUrl)) throw new RenderFailure('E008', 'the page navigated away from http(s)');
