@@ -115,8 +115,9 @@ export class ManagedBrowser {
       if (run.crashed || !run.browser.isConnected()) throw new BrowserCrashedError();
       throw err;
     } finally {
-      await context?.close().catch(() => undefined);
-      this.release(run);
+      // The page's answer does not wait for its context to close (20-30 ms a page): the context
+      // counts as running until it has, so a Chromium being replaced is closed after it.
+      this.release(run, context?.close().catch(() => undefined));
     }
   }
 
@@ -140,19 +141,22 @@ export class ManagedBrowser {
     return run;
   }
 
-  private release(run: Running): void {
-    run.active--;
+  /** A page is done (its memory still counted: the limit is judged at its high point); its context is gone once `closing` settles. */
+  private release(run: Running, closing: Promise<void> | undefined): void {
     run.pages++;
-    if (run !== this.running) return;
-    if (!run.retiring) {
+    if (run === this.running && !run.retiring) {
       const reason = run.pages >= this.options.recycleAfterPages ? 'pages' : this.overMemory(run) ? 'memory' : null;
       if (reason) this.retire(run, reason);
     }
-    if (run.retiring && run.active === 0) void this.closeRun(run);
-    else if (run.active === 0) {
-      this.idleTimer = setTimeout(() => this.retire(run, 'idle'), this.options.idleMs);
-      this.idleTimer.unref();
-    }
+    void (closing ?? Promise.resolve()).then(() => {
+      run.active--;
+      if (run.active > 0) return;
+      if (run.retiring) void this.closeRun(run);
+      else if (run === this.running) {
+        this.idleTimer = setTimeout(() => this.retire(run, 'idle'), this.options.idleMs);
+        this.idleTimer.unref();
+      }
+    });
   }
 
   private overMemory(run: Running): boolean {
