@@ -75,10 +75,19 @@ export interface ManagedBrowserOptions {
   logger: Logger;
 }
 
+/**
+ * Least time between two readings of Chromium's memory against its limit. A reading walks /proc
+ * and every Chromium process's smaps_rollup: 60-150 ms of the worker's thread on the bench host,
+ * which after every page cost more than the rest of the worker's work on it.
+ */
+const MEMORY_CHECK_INTERVAL_MS = 5_000;
+
 interface Running {
   browser: Browser;
   /** Chromium's main process (the launcher script execs it). */
   pid: number | null;
+  /** When its memory was last read against the limit (0: never). */
+  memoryCheckedAt: number;
   pages: number;
   active: number;
   retiring: boolean;
@@ -89,7 +98,8 @@ interface Running {
 /**
  * One Chromium per process, shared by every job, each in a fresh context (no cookies, storage or
  * cache shared between requests). Launched on first use; replaced after `recycleAfterPages`
- * pages, or once its processes' memory passes the limit (after its running pages finish: new
+ * pages, or once its processes' memory passes the limit (read as a page finishes, at most every
+ * MEMORY_CHECK_INTERVAL_MS; replaced after its running pages finish: new
  * pages wait for the fresh one, so there is never more than one); closed after `idleMs` without
  * pages; launched again after a crash.
  */
@@ -160,7 +170,8 @@ export class ManagedBrowser {
   }
 
   private overMemory(run: Running): boolean {
-    if (!run.pid) return false;
+    if (!run.pid || Date.now() - run.memoryCheckedAt < MEMORY_CHECK_INTERVAL_MS) return false;
+    run.memoryCheckedAt = Date.now();
     const { pssMb } = memoryOf(processTree([run.pid]));
     if (pssMb <= this.options.memoryLimitMb) return false;
     this.options.logger.info('Chromium over its memory limit, replacing it', { pssMb, limitMb: this.options.memoryLimitMb });
@@ -197,7 +208,7 @@ export class ManagedBrowser {
       handleSIGHUP: false,
     });
     const pid = this.chromiumChildren().find((p) => !before.has(p)) ?? null;
-    const run: Running = { browser, pid, pages: 0, active: 0, retiring: false, crashed: false };
+    const run: Running = { browser, pid, memoryCheckedAt: 0, pages: 0, active: 0, retiring: false, crashed: false };
     browser.on('disconnected', () => {
       if (run.retiring || this.closed) return;
       run.crashed = true;
