@@ -3,8 +3,9 @@
  * playwright-core script on the same pages (prints figures; not a test).
  *   pages   the real-site pages of ../shared/corpus/web (93), served by a local server; their
  *           external resources fail at once on both sides (NAMES_FAIL_AT_ONCE)
- *   bare    one Chromium launched once (the same Debian binary and flags), then per page: a new
- *           context, goto (until `load`), content(), close: BENCH_CONCURRENCY loops in parallel
+ *   bare    a process of its own (as the worker is): one Chromium launched once (the same Debian
+ *           binary and flags), then per page: a new context, goto (until `load`), content(),
+ *           close: BENCH_CONCURRENCY loops in parallel
  *   worker  the browser-worker as a real process (BROWSER_CONCURRENCY = the same), fed through
  *           its render queue with every page at once, each page of its own account (the
  *           per-account cap would otherwise hold one account to half the concurrency); what it
@@ -20,6 +21,7 @@
  * Run: pnpm bench:browser   env: BENCH_PAGES (all), BENCH_ROUNDS (2), BENCH_REDIS_URL
  */
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { renderQueue, QueueProducer } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
@@ -27,7 +29,7 @@ import { Redis } from 'ioredis';
 import { CHROMIUM_ARGS } from '../services/browser-worker/src/managed-browser.js';
 import { memoryOf, processTree } from '../services/browser-worker/src/process-memory.js';
 import { startPageServer } from '../tests/support/page-server.js';
-import type { ServiceProcess } from '../tests/support/processes.js';
+import { startProcess, type ServiceProcess } from '../tests/support/processes.js';
 import { startServiceOnSimulatedInternet, type SimulatedInternet } from '../tests/support/simulated-internet.js';
 import { realSitePages } from '../tests/support/web-corpus.js';
 
@@ -73,29 +75,42 @@ async function withPeakMemory<T>(pids: () => number[], work: () => Promise<T>): 
   }
 }
 
-async function bare(urls: string[], concurrency: number): Promise<Side> {
-  const before = new Set(processTree([process.pid]));
+/** The bare script itself, run in a process of its own (`--bare`): prints how long its pages took. */
+async function bareScript(urls: string[], concurrency: number): Promise<void> {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, NAMES_FAIL_AT_ONCE] });
-  const chromiumPids = () => processTree([process.pid]).filter((p) => !before.has(p));
   try {
     const queue = [...urls];
     const started = Date.now();
-    const { peakRssMb, peakPssMb } = await withPeakMemory(chromiumPids, () =>
-      Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          for (let url = queue.shift(); url; url = queue.shift()) {
-            const context = await browser.newContext();
-            const page = await context.newPage();
-            await page.goto(url, { timeout: 60_000 }).catch(() => undefined);
-            await page.content();
-            await context.close();
-          }
-        }),
-      ),
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let url = queue.shift(); url; url = queue.shift()) {
+          const context = await browser.newContext();
+          const page = await context.newPage();
+          await page.goto(url, { timeout: 60_000 }).catch(() => undefined);
+          await page.content();
+          await context.close();
+        }
+      }),
     );
-    return { pagesPerMinute: (urls.length / (Date.now() - started)) * 60_000, peakRssMb, peakPssMb };
+    console.log(`bare done in ${Date.now() - started} ms`);
   } finally {
     await browser.close();
+  }
+}
+
+/**
+ * The bare script in a child process, as the worker is one: the memory sampling (a /proc walk
+ * and smaps_rollup of every Chromium process, 60-150 ms of this thread each time) would
+ * otherwise stall the bare script's own Playwright every 200 ms, and not the worker's.
+ */
+async function bare(urls: string[], concurrency: number): Promise<Side> {
+  const proc = startProcess(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--bare', String(concurrency)], { BENCH_BARE_URLS: JSON.stringify(urls) });
+  const chromiumPids = () => processTree([proc.child.pid!]).filter((p) => p !== proc.child.pid);
+  try {
+    const { value: line, peakRssMb, peakPssMb } = await withPeakMemory(chromiumPids, () => proc.waitFor(/bare done in \d+ ms/, 900_000));
+    return { pagesPerMinute: (urls.length / Number(/\d+/.exec(line)![0])) * 60_000, peakRssMb, peakPssMb };
+  } finally {
+    await proc.kill();
   }
 }
 
@@ -163,4 +178,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (process.argv[2] === '--bare') await bareScript(JSON.parse(process.env.BENCH_BARE_URLS ?? '[]') as string[], Number(process.argv[3]));
+else await main();
