@@ -3,13 +3,16 @@
  * playwright-core script on the same pages (prints figures; not a test).
  *   pages   the real-site pages of ../shared/corpus/web (93), served by a local server; their
  *           external resources fail at once on both sides (NAMES_FAIL_AT_ONCE)
- *   bare    one Chromium launched once (the same Debian binary and flags), then per page: a new
- *           context, goto (until `load`), content(), close: BENCH_CONCURRENCY loops in parallel
+ *   bare    a process of its own (as the worker is): one Chromium launched once (the same Debian
+ *           binary and flags), then per page: a new context, goto (until `load`), content(),
+ *           close: BENCH_CONCURRENCY loops in parallel
  *   worker  the browser-worker as a real process (BROWSER_CONCURRENCY = the same), fed through
- *           its render queue with every page at once; what it does per page besides the bare
- *           script's work: the filtering proxy, blocked images/fonts/media, waiting for the page
- *           to go quiet, auto-scroll, the DOM read, the HTML stored in Redis and the job's
- *           round trip
+ *           its render queue with every page at once, each page of its own account (the
+ *           per-account cap would otherwise hold one account to half the concurrency); what it
+ *           does per page besides the bare script's work: the filtering proxy, blocked
+ *           images/fonts/media (the bare script loads them: on these pages nearly all are on
+ *           hosts that fail at once), waiting for the page to go quiet, auto-scroll, the DOM
+ *           read, the HTML stored in Redis and the job's round trip
  * Sides are run in rounds (bare, worker at 1, then at 2, …) so that load from others on the
  * machine weighs on both. Memory: peak, sampled every 200 ms, of the worker process plus its
  * Chromium processes, as RSS summed (shared pages counted once per process) and as PSS summed
@@ -18,6 +21,7 @@
  * Run: pnpm bench:browser   env: BENCH_PAGES (all), BENCH_ROUNDS (2), BENCH_REDIS_URL
  */
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { renderQueue, QueueProducer } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
@@ -25,15 +29,18 @@ import { Redis } from 'ioredis';
 import { CHROMIUM_ARGS } from '../services/browser-worker/src/managed-browser.js';
 import { memoryOf, processTree } from '../services/browser-worker/src/process-memory.js';
 import { startPageServer } from '../tests/support/page-server.js';
-import type { ServiceProcess } from '../tests/support/processes.js';
+import { startProcess, type ServiceProcess } from '../tests/support/processes.js';
 import { startServiceOnSimulatedInternet, type SimulatedInternet } from '../tests/support/simulated-internet.js';
-import { deleteKeysWithPrefix } from '../tests/support/redis.js';
 import { realSitePages } from '../tests/support/web-corpus.js';
 
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/11';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SECRET = 'bench-secret-0123456789abcdef';
 const prefix = `bench-browser-${randomBytes(4).toString('hex')}`;
+// tests/support/redis.js refuses to load without a test Redis (tests never fall back to 6379):
+// the bench names its own, then loads it.
+process.env.GLEANER_TEST_REDIS_URL ??= REDIS_URL;
+const { deleteKeysWithPrefix } = await import('../tests/support/redis.js');
 /**
  * The pages name dozens of external hosts, and on this closed network the resolver takes 5 s to
  * give up on some of them (Chromium's and getaddrinfo alike: bbc-1 loaded in 18 s): DNS would
@@ -68,34 +75,48 @@ async function withPeakMemory<T>(pids: () => number[], work: () => Promise<T>): 
   }
 }
 
-async function bare(urls: string[], concurrency: number): Promise<Side> {
-  const before = new Set(processTree([process.pid]));
+/** The bare script itself, run in a process of its own (`--bare`): prints how long its pages took. */
+async function bareScript(urls: string[], concurrency: number): Promise<void> {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, NAMES_FAIL_AT_ONCE] });
-  const chromiumPids = () => processTree([process.pid]).filter((p) => !before.has(p));
   try {
     const queue = [...urls];
     const started = Date.now();
-    const { peakRssMb, peakPssMb } = await withPeakMemory(chromiumPids, () =>
-      Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          for (let url = queue.shift(); url; url = queue.shift()) {
-            const context = await browser.newContext();
-            const page = await context.newPage();
-            await page.goto(url, { timeout: 60_000 }).catch(() => undefined);
-            await page.content();
-            await context.close();
-          }
-        }),
-      ),
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let url = queue.shift(); url; url = queue.shift()) {
+          const context = await browser.newContext();
+          const page = await context.newPage();
+          await page.goto(url, { timeout: 60_000 }).catch(() => undefined);
+          await page.content();
+          await context.close();
+        }
+      }),
     );
-    return { pagesPerMinute: (urls.length / (Date.now() - started)) * 60_000, peakRssMb, peakPssMb };
+    console.log(`bare done in ${Date.now() - started} ms`);
   } finally {
     await browser.close();
   }
 }
 
+/**
+ * The bare script in a child process, as the worker is one: the memory sampling (a /proc walk
+ * and smaps_rollup of every Chromium process, 60-150 ms of this thread each time) would
+ * otherwise stall the bare script's own Playwright every 200 ms, and not the worker's.
+ */
+async function bare(urls: string[], concurrency: number): Promise<Side> {
+  const proc = startProcess(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--bare', String(concurrency)], { BENCH_BARE_URLS: JSON.stringify(urls) });
+  const chromiumPids = () => processTree([proc.child.pid!]).filter((p) => p !== proc.child.pid);
+  try {
+    const { value: line, peakRssMb, peakPssMb } = await withPeakMemory(chromiumPids, () => proc.waitFor(/bare done in \d+ ms/, 900_000));
+    return { pagesPerMinute: (urls.length / Number(/\d+/.exec(line)![0])) * 60_000, peakRssMb, peakPssMb };
+  } finally {
+    await proc.kill();
+  }
+}
+
 async function worker(urls: string[], concurrency: number): Promise<Side & { failed: number; launches: number }> {
-  const env = { REDIS_URL, GLEANER_REDIS_PREFIX: prefix, GLEANER_SECRET: SECRET, NODE_ENV: 'production', LOG_LEVEL: 'info', GLEANER_ALLOW_PRIVATE_NETWORKS: 'true', BROWSER_CONCURRENCY: String(concurrency) };
+  // MALLOC_ARENA_MAX as the image and `pnpm start` run every service (infra/Dockerfile).
+  const env = { REDIS_URL, GLEANER_REDIS_PREFIX: prefix, GLEANER_SECRET: SECRET, NODE_ENV: 'production', LOG_LEVEL: 'info', GLEANER_ALLOW_PRIVATE_NETWORKS: 'true', BROWSER_CONCURRENCY: String(concurrency), MALLOC_ARENA_MAX: '2' };
   const proc: ServiceProcess = startServiceOnSimulatedInternet('browser-worker', env, NO_NAMES);
   const producer = new QueueProducer(renderQueue, { redisUrl: REDIS_URL, prefix });
   const redis = new Redis(REDIS_URL);
@@ -110,7 +131,9 @@ async function worker(urls: string[], concurrency: number): Promise<Side & { fai
     const run = `${concurrency}-${Date.now()}`;
     const started = Date.now();
     const { value: outcomes, peakRssMb, peakPssMb } = await withPeakMemory(workerPids, async () => {
-      const jobs = await Promise.all(urls.map((url, i) => producer.add({ requestId: `${run}-${i}`, accountId: 'bench', url, timeoutMs: 60_000 }, `${run}-${i}`)));
+      // One account per page: the per-account cap (half the concurrency by default) would hold a
+      // single account to one page at a time at concurrency 2, and the bare script has no such rule.
+      const jobs = await Promise.all(urls.map((url, i) => producer.add({ requestId: `${run}-${i}`, accountId: `bench-${i}`, url, timeoutMs: 60_000 }, `${run}-${i}`)));
       return Promise.all(jobs.map((job) => producer.waitForFinish(job, 600_000)));
     });
     const elapsed = Date.now() - started;
@@ -155,4 +178,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (process.argv[2] === '--bare') await bareScript(JSON.parse(process.env.BENCH_BARE_URLS ?? '[]') as string[], Number(process.argv[3]));
+else await main();

@@ -5,10 +5,42 @@ import { browserLaunches, type Logger } from '@gleaner/platform';
 import { childProcessesNamed, memoryOf, processTree, type ProcessMemory } from './process-memory.js';
 
 /**
+ * Features playwright-core (1.65) turns off with its own --disable-features. Chromium keeps only
+ * the last --disable-features it is given, so ours repeats these (managed-browser.test.ts checks
+ * that it still does after an upgrade).
+ */
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
  * Flags for Debian's Chromium in a container: no sandbox (no user namespaces), no GPU, and none
  * of its own background traffic (updates, sync, field trials), which on a closed network floods
  * it with retries. QUIC off and WebRTC limited to proxied connections: both would leave by UDP,
  * around the filtering proxy.
+ *
+ * Memory: headless Chromium 156 opens a window per context, and each window preloaded its
+ * omnibox popup, a WebUI page in a renderer of its own (about 50 MB PSS per page being rendered):
+ * the WebUIOmnibox* features off. Site isolation off (--disable-site-isolation-trials): the
+ * cross-site iframes of a page (ads, embeds) share its renderer instead of getting one each.
+ * What site isolation guards is a site's data in a renderer from another site's frames; a
+ * rendered page holds none (a fresh context per page: no cookies, storage or logins), and
+ * contexts still never share a renderer process.
  */
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -21,6 +53,8 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--disable-site-isolation-trials',
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup'].join(',')}`,
 ];
 
 /** Chromium died under a page (killed, out of memory): the page is worth rendering again. */
@@ -41,10 +75,19 @@ export interface ManagedBrowserOptions {
   logger: Logger;
 }
 
+/**
+ * Least time between two readings of Chromium's memory against its limit. A reading walks /proc
+ * and every Chromium process's smaps_rollup: 60-150 ms of the worker's thread on the bench host,
+ * which after every page cost more than the rest of the worker's work on it.
+ */
+const MEMORY_CHECK_INTERVAL_MS = 5_000;
+
 interface Running {
   browser: Browser;
   /** Chromium's main process (the launcher script execs it). */
   pid: number | null;
+  /** When its memory was last read against the limit (0: never). */
+  memoryCheckedAt: number;
   pages: number;
   active: number;
   retiring: boolean;
@@ -55,7 +98,8 @@ interface Running {
 /**
  * One Chromium per process, shared by every job, each in a fresh context (no cookies, storage or
  * cache shared between requests). Launched on first use; replaced after `recycleAfterPages`
- * pages, or once its processes' memory passes the limit (after its running pages finish: new
+ * pages, or once its processes' memory passes the limit (read as a page finishes, at most every
+ * MEMORY_CHECK_INTERVAL_MS; replaced after its running pages finish: new
  * pages wait for the fresh one, so there is never more than one); closed after `idleMs` without
  * pages; launched again after a crash.
  */
@@ -81,8 +125,9 @@ export class ManagedBrowser {
       if (run.crashed || !run.browser.isConnected()) throw new BrowserCrashedError();
       throw err;
     } finally {
-      await context?.close().catch(() => undefined);
-      this.release(run);
+      // The page's answer does not wait for its context to close (20-30 ms a page): the context
+      // counts as running until it has, so a Chromium being replaced is closed after it.
+      this.release(run, context?.close().catch(() => undefined));
     }
   }
 
@@ -106,23 +151,27 @@ export class ManagedBrowser {
     return run;
   }
 
-  private release(run: Running): void {
-    run.active--;
+  /** A page is done (its memory still counted: the limit is judged at its high point); its context is gone once `closing` settles. */
+  private release(run: Running, closing: Promise<void> | undefined): void {
     run.pages++;
-    if (run !== this.running) return;
-    if (!run.retiring) {
+    if (run === this.running && !run.retiring) {
       const reason = run.pages >= this.options.recycleAfterPages ? 'pages' : this.overMemory(run) ? 'memory' : null;
       if (reason) this.retire(run, reason);
     }
-    if (run.retiring && run.active === 0) void this.closeRun(run);
-    else if (run.active === 0) {
-      this.idleTimer = setTimeout(() => this.retire(run, 'idle'), this.options.idleMs);
-      this.idleTimer.unref();
-    }
+    void (closing ?? Promise.resolve()).then(() => {
+      run.active--;
+      if (run.active > 0) return;
+      if (run.retiring) void this.closeRun(run);
+      else if (run === this.running) {
+        this.idleTimer = setTimeout(() => this.retire(run, 'idle'), this.options.idleMs);
+        this.idleTimer.unref();
+      }
+    });
   }
 
   private overMemory(run: Running): boolean {
-    if (!run.pid) return false;
+    if (!run.pid || Date.now() - run.memoryCheckedAt < MEMORY_CHECK_INTERVAL_MS) return false;
+    run.memoryCheckedAt = Date.now();
     const { pssMb } = memoryOf(processTree([run.pid]));
     if (pssMb <= this.options.memoryLimitMb) return false;
     this.options.logger.info('Chromium over its memory limit, replacing it', { pssMb, limitMb: this.options.memoryLimitMb });
@@ -159,7 +208,7 @@ export class ManagedBrowser {
       handleSIGHUP: false,
     });
     const pid = this.chromiumChildren().find((p) => !before.has(p)) ?? null;
-    const run: Running = { browser, pid, pages: 0, active: 0, retiring: false, crashed: false };
+    const run: Running = { browser, pid, memoryCheckedAt: 0, pages: 0, active: 0, retiring: false, crashed: false };
     browser.on('disconnected', () => {
       if (run.retiring || this.closed) return;
       run.crashed = true;

@@ -7,7 +7,7 @@
 export interface PageActivity {
   /** fetch() and XMLHttpRequest calls not yet answered. */
   pendingRequests: number;
-  /** Short timers (setTimeout up to 5 s, at most three generations deep) not yet fired. */
+  /** Short timers (setTimeout up to 5 s, at most three generations deep) not yet fired, and due within the `withinMs` asked for. */
   pendingTimers: number;
   /** Milliseconds since the last DOM insertion or text change, answered request or fired timer. */
   quietForMs: number;
@@ -15,6 +15,8 @@ export interface PageActivity {
   now: number;
   /** performance.now() of the last activity. */
   lastActivityAt: number;
+  /** Whether anything happened since the document arrived (DOMContentLoaded). */
+  activeSinceArrival: boolean;
   /** Elements given to an IntersectionObserver plus scroll and wheel listeners: what scrolling can set off. */
   scrollWatchers: number;
 }
@@ -26,7 +28,9 @@ export interface PageActivity {
  * - activity is tracked, so the renderer can tell a page that is still filling itself in (a
  *   request out, a timer about to fire, nodes being inserted) from one that is done. Timers
  *   that keep re-arming themselves (carousels, polling) stop counting after three generations,
- *   and long ones (over 5 s) never count: waiting for them is `wait_for`'s job.
+ *   for good (the generation is carried on past the third, or a loop polling every 50 ms for a
+ *   script that never came would count again every fourth round and never let the page be
+ *   quiet), and long ones (over 5 s) never count: waiting for them is `wait_for`'s job.
  */
 export function installPageHooks(): void {
   const w = window as unknown as Record<string, unknown>;
@@ -42,7 +46,8 @@ export function installPageHooks(): void {
   const MAX_GENERATION = 3;
   let lastActivityAt = performance.now();
   let pendingRequests = 0;
-  const pendingTimers = new Set<unknown>();
+  /** Counted timers by id, with when they are due (performance.now()). */
+  const pendingTimers = new Map<unknown, number>();
   let generation = 0;
   const touch = () => {
     lastActivityAt = performance.now();
@@ -53,7 +58,8 @@ export function installPageHooks(): void {
   (window as { setTimeout: unknown }).setTimeout = (handler: unknown, delay?: number, ...args: unknown[]) => {
     const ms = Number(delay) || 0;
     const childGeneration = generation + 1;
-    if (typeof handler !== 'function' || ms > SHORT_TIMER_MS || childGeneration > MAX_GENERATION) return realSetTimeout(handler as TimerHandler, delay, ...args);
+    if (typeof handler !== 'function' || ms > SHORT_TIMER_MS) return realSetTimeout(handler as TimerHandler, delay, ...args);
+    const counted = childGeneration <= MAX_GENERATION;
     const id: unknown = realSetTimeout(() => {
       pendingTimers.delete(id);
       const outer = generation;
@@ -62,10 +68,10 @@ export function installPageHooks(): void {
         (handler as (...a: unknown[]) => void)(...args);
       } finally {
         generation = outer;
-        touch();
+        if (counted) touch();
       }
     }, ms);
-    pendingTimers.add(id);
+    if (counted) pendingTimers.set(id, performance.now() + ms);
     return id;
   };
   (window as { clearTimeout: unknown }).clearTimeout = (id?: number) => {
@@ -112,22 +118,33 @@ export function installPageHooks(): void {
   // From DOMContentLoaded on: what the parser inserts is the page arriving, not scripts filling it
   // in, and observing it would cost a record per node of a large page.
   const observe = () => new MutationObserver(touch).observe(document, { childList: true, subtree: true, characterData: true });
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => (touch(), observe()), { once: true });
-  else observe();
+  let arrivedAt = Number.POSITIVE_INFINITY;
+  const arrive = () => {
+    touch();
+    arrivedAt = lastActivityAt;
+    observe();
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', arrive, { once: true });
+  else arrive();
 
   Object.defineProperty(window, '__gleanerActivity', {
-    value: (): PageActivity => {
+    value: (withinMs: number): PageActivity => {
       const now = performance.now();
-      return { pendingRequests, pendingTimers: pendingTimers.size, quietForMs: now - lastActivityAt, now, lastActivityAt, scrollWatchers };
+      let dueWithin = 0;
+      for (const dueAt of pendingTimers.values()) if (dueAt <= now + withinMs) dueWithin++;
+      return { pendingRequests, pendingTimers: dueWithin, quietForMs: now - lastActivityAt, now, lastActivityAt, activeSinceArrival: lastActivityAt > arrivedAt, scrollWatchers };
     },
     enumerable: false,
   });
 }
 
-/** The activity the hooks recorded (zeros on a page they could not reach, e.g. a text file). */
-export function pageActivity(): PageActivity {
-  const read = (window as unknown as { __gleanerActivity?: () => PageActivity }).__gleanerActivity;
-  return read ? read() : { pendingRequests: 0, pendingTimers: 0, quietForMs: Number.POSITIVE_INFINITY, now: performance.now(), lastActivityAt: 0, scrollWatchers: 0 };
+/**
+ * The activity the hooks recorded (zeros on a page they could not reach, e.g. a text file), with
+ * only the timers due within `withinMs`: one due after the wait has given up is not worth waiting for.
+ */
+export function pageActivity(withinMs: number): PageActivity {
+  const read = (window as unknown as { __gleanerActivity?: (withinMs: number) => PageActivity }).__gleanerActivity;
+  return read ? read(withinMs) : { pendingRequests: 0, pendingTimers: 0, quietForMs: Number.POSITIVE_INFINITY, now: performance.now(), lastActivityAt: 0, activeSinceArrival: false, scrollWatchers: 0 };
 }
 
 /**
@@ -149,19 +166,22 @@ export async function scrollDown(maxSteps: number): Promise<{ steps: number; atB
   return { steps, atBottom: atBottom() };
 }
 
-/** True when the document has open shadow roots, whose content `page.content()` leaves out. */
-export function hasShadowRoots(): boolean {
-  const walker = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_ELEMENT);
-  for (let node = walker.currentNode as Element | null; node; node = walker.nextNode() as Element | null) if (node.shadowRoot) return true;
-  return false;
-}
-
 /**
- * The document's HTML with every open shadow root's content in place of its host's children, and
- * slotted children where their <slot> is: the page as it is shown, for an extractor that reads
- * light DOM only. Scripts are kept (metadata such as JSON-LD lives there), like page.content().
+ * The page's HTML as a reader sees it, in one call: `<noscript>` removed (scripts ran: what it
+ * says, "enable JavaScript", is not on the page), and open shadow roots inlined when there are
+ * any, else the document as page.content() serialises it.
  */
-export function composedHtml(): string {
+export function renderedHtml(): string {
+  document.querySelectorAll('noscript').forEach((n) => n.remove());
+  if (!document.documentElement) return '';
+  const walker = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_ELEMENT);
+  let shadowRoots = false;
+  for (let node = walker.currentNode as Element | null; node && !shadowRoots; node = walker.nextNode() as Element | null) shadowRoots = !!node.shadowRoot;
+  if (!shadowRoots) return (document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '') + document.documentElement.outerHTML;
+
+  // The document's HTML with every open shadow root's content in place of its host's children, and
+  // slotted children where their <slot> is: the page as it is shown, for an extractor that reads
+  // light DOM only. Scripts are kept (metadata such as JSON-LD lives there), like page.content().
   const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
   const RAW_TEXT = new Set(['script', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext', 'noscript']);
   const escapeText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\u00a0/g, '&nbsp;');

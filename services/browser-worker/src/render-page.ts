@@ -1,7 +1,7 @@
 import type { BrowserContext, Page, Request, Response } from 'playwright-core';
 import { isHtmlType, isPlainTextType, mediaTypeOf } from '@gleaner/safe-fetch';
 import { REFUSED_HEADER, type ProxyRefusal } from './filtering-proxy.js';
-import { composedHtml, hasShadowRoots, installPageHooks, pageActivity, scrollDown } from './page-scripts.js';
+import { installPageHooks, pageActivity, renderedHtml, scrollDown } from './page-scripts.js';
 
 export interface RenderRequest {
   url: string;
@@ -27,6 +27,8 @@ export interface RenderedPage {
   finalUrl: string;
   statusCode: number;
   contentType: string;
+  /** Milliseconds spent in each step (loading, settling, waiting, scrolling, reading), for the debug log and the bench. */
+  stepMs: Record<string, number>;
 }
 
 /** A page that cannot be rendered as asked; rendering it again would end the same way. */
@@ -42,6 +44,12 @@ export class RenderFailure extends Error {
 
 /** How long nothing may happen on a page (no insertion, answer or timer) for it to count as done. */
 const QUIET_MS = 100;
+/**
+ * The same for a page where nothing at all happened since DOMContentLoaded, through its load
+ * event, with nothing pending (most static pages): it has shown that it is not filling itself
+ * in, and two frames are enough for anything a load handler queued without a timer or request.
+ */
+const ARRIVED_QUIET_MS = 35;
 const POLL_MS = 50;
 /** Longest wait for lazy content after one round of scrolling. */
 const SCROLL_SETTLE_MS = 1_500;
@@ -64,6 +72,13 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
   const deadline = Date.now() + request.timeoutMs;
   const left = () => deadline - Date.now();
   let step = 'loading the page';
+  const stepMs: Record<string, number> = {};
+  let stepKey = 'setup';
+  let stepStarted = Date.now();
+  const enter = (key: string, description: string) => {
+    stepMs[stepKey] = (stepMs[stepKey] ?? 0) + Date.now() - stepStarted;
+    [stepKey, step, stepStarted] = [key, description, Date.now()];
+  };
   let expired = false;
   const timer = setTimeout(() => {
     expired = true;
@@ -71,22 +86,19 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
   }, request.timeoutMs);
   try {
     // Transpilers that keep function names (tsx, esbuild's keepNames) put `__name(fn, "name")` calls
-    // into the functions handed to page.evaluate; the page needs the helper they assume.
-    await context.addInitScript({ content: 'globalThis.__name ??= (fn) => fn;' });
-    await context.addInitScript(installPageHooks);
-    await context.route('**/*', (route) => {
-      const req = route.request();
-      const scheme = new URL(req.url()).protocol;
-      if ((scheme !== 'http:' && scheme !== 'https:') || settings.blockedResources.has(req.resourceType())) return route.abort('blockedbyclient').catch(() => undefined);
-      return route.continue().catch(() => undefined);
-    });
+    // into the functions handed to page.evaluate; the page needs the helper they assume. One
+    // script with the hooks: each addInitScript is a round trip to Chromium.
+    await context.addInitScript({ content: `globalThis.__name ??= (fn) => fn;\n(${installPageHooks.toString()})();` });
     const page = await context.newPage();
+    await blockRequests(context, page, settings.blockedResources);
+    context.on('page', (popup) => void blockRequests(context, popup, settings.blockedResources).catch(() => undefined));
     page.setDefaultTimeout(0); // the budget's timer ends everything
     const inflight = trackRequests(page);
     const failedNavigations: Request[] = [];
     page.on('requestfailed', (r) => r.isNavigationRequest() && r.frame() === page.mainFrame() && failedNavigations.push(r));
 
     let response: Response | null;
+    enter('goto', step);
     try {
       response = await page.goto(request.url, { waitUntil: 'domcontentloaded' });
     } catch (err) {
@@ -95,12 +107,13 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
     }
     const { statusCode, contentType } = checkResponse(response);
 
-    step = 'waiting for the page to settle';
+    enter('load', 'waiting for the page to settle');
     await loadedOrAfter(page, Math.min(settings.settleMs, left()));
+    enter('quiet', step);
     await settle(page, Math.min(settings.settleMs, left()), inflight);
 
     if (request.waitForSelector) {
-      step = `waiting for wait_for_selector '${request.waitForSelector}'`;
+      enter('selector', `waiting for wait_for_selector '${request.waitForSelector}'`);
       const valid = await page.evaluate((selector) => {
         try {
           document.createDocumentFragment().querySelector(selector);
@@ -114,12 +127,12 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
       await settle(page, Math.min(settings.settleMs, left()), inflight);
     }
     if (request.waitForMs) {
-      step = `waiting wait_for (${request.waitForMs} ms)`;
+      enter('wait', `waiting wait_for (${request.waitForMs} ms)`);
       await page.waitForTimeout(request.waitForMs);
     }
 
-    step = 'scrolling for lazy content';
-    const watched = (await page.evaluate(pageActivity)).scrollWatchers > 0;
+    enter('scroll', 'scrolling for lazy content');
+    const watched = (await page.evaluate(pageActivity, 0)).scrollWatchers > 0;
     for (let stepsLeft = watched ? settings.scrollSteps : 0; stepsLeft > 0; ) {
       const mark = await page.evaluate(() => performance.now());
       const scrolled = await page.evaluate(scrollDown, stepsLeft);
@@ -134,14 +147,13 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
       }
     }
 
-    step = 'reading the rendered page';
-    // Scripts ran: what <noscript> says ("enable JavaScript") is not on the page a reader sees.
-    await page.evaluate(() => document.querySelectorAll('noscript').forEach((n) => n.remove()));
-    const html = (await page.evaluate(hasShadowRoots)) ? await page.evaluate(composedHtml) : await page.content();
+    enter('read', 'reading the rendered page');
+    const html = await page.evaluate(renderedHtml);
     if (Buffer.byteLength(html) > settings.maxBytes) throw new RenderFailure('E008', `the rendered page is larger than ${Math.round(settings.maxBytes / (1024 * 1024))} MB`);
     const finalUrl = page.url();
     if (!/^https?:/i.test(finalUrl)) throw new RenderFailure('E008', 'the page navigated away from http(s)');
-    return { html, finalUrl, statusCode, contentType };
+    enter('done', 'done');
+    return { html, finalUrl, statusCode, contentType, stepMs };
   } catch (err) {
     if (expired) {
       const what = step === 'loading the page' ? 'the page did not finish loading' : `rendering did not finish (${step})`;
@@ -151,6 +163,31 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** CDP's names of Playwright's resource types (BROWSER_BLOCKED_RESOURCES). */
+const CDP_RESOURCE_TYPES: Record<string, string> = { image: 'Image', media: 'Media', font: 'Font', stylesheet: 'Stylesheet', texttrack: 'TextTrack', manifest: 'Manifest', other: 'Other' };
+/**
+ * Schemes a page has no business loading. Chromium already refuses them to web pages; aborting
+ * them here as well keeps that from resting on Chromium alone. Everything else a page loads is
+ * http(s) or ws(s), through the filtering proxy, or in-memory (data:, blob:, about:).
+ */
+const REFUSED_SCHEMES = ['file:*', 'chrome*:*', 'devtools:*', 'filesystem:*', 'view-source:*'];
+
+/**
+ * Aborts the page's requests of the blocked resource types and of refused schemes, in Chromium
+ * (CDP Fetch with request patterns): only those requests stop on their way for an answer from
+ * here. Playwright's context.route() would stop every request of the page for a round trip to
+ * this process, which cost more than all the blocked images saved.
+ */
+async function blockRequests(context: BrowserContext, page: Page, blockedResources: ReadonlySet<string>): Promise<void> {
+  const session = await context.newCDPSession(page);
+  session.on('Fetch.requestPaused', ({ requestId }) => void session.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' }).catch(() => undefined));
+  const patterns = [
+    ...[...blockedResources].map((type) => ({ urlPattern: '*', resourceType: CDP_RESOURCE_TYPES[type] as 'Image' })),
+    ...REFUSED_SCHEMES.map((urlPattern) => ({ urlPattern })),
+  ];
+  await session.send('Fetch.enable', { patterns });
 }
 
 /** The page's load event, or `ms` (a page may load a slow subresource for ever; that is no failure). */
@@ -163,26 +200,34 @@ async function loadedOrAfter(page: Page, ms: number): Promise<void> {
   }
 }
 
-/** Requests of the page still out (long-lived websockets and event streams aside). */
+/**
+ * Requests of the page still out over the network (long-lived websockets and event streams
+ * aside). In-memory ones (blob:, data:) are left out: Chromium reports no end for some of them,
+ * and one would hold every wait to its cap.
+ */
 function trackRequests(page: Page): () => number {
   const open = new Set<Request>();
-  page.on('request', (r) => !LONG_LIVED.has(r.resourceType()) && open.add(r));
+  page.on('request', (r) => !LONG_LIVED.has(r.resourceType()) && /^https?:/i.test(r.url()) && open.add(r));
   page.on('requestfinished', (r) => open.delete(r));
   page.on('requestfailed', (r) => open.delete(r));
   return () => open.size;
 }
 
 /**
- * Waits until the page has nothing in flight (its requests, short timers) and nothing happened
- * for QUIET_MS, or, with `since` (page time), nothing happened since then; at most `capMs`.
+ * Waits until the page has nothing in flight (its requests, short timers due before the wait
+ * would end anyway) and nothing happened for QUIET_MS, or, with `since` (page time), nothing
+ * happened since then; at most `capMs`.
  */
 async function settle(page: Page, capMs: number, inflight: () => number, since?: number): Promise<void> {
   const until = Date.now() + capMs;
   while (Date.now() < until) {
-    const a = await page.evaluate(pageActivity);
-    const quiet = a.quietForMs >= QUIET_MS || (since !== undefined && a.lastActivityAt < since);
-    if (quiet && a.pendingRequests === 0 && a.pendingTimers === 0 && inflight() === 0) return;
-    await sleep(Math.min(POLL_MS, until - Date.now()));
+    const a = await page.evaluate(pageActivity, until - Date.now());
+    const quietMs = a.activeSinceArrival ? QUIET_MS : ARRIVED_QUIET_MS;
+    const quiet = a.quietForMs >= quietMs || (since !== undefined && a.lastActivityAt < since);
+    const busy = a.pendingRequests > 0 || a.pendingTimers > 0 || inflight() > 0;
+    if (quiet && !busy) return;
+    // When only the quiet time is missing, look again as soon as it has passed.
+    await sleep(Math.min(busy ? POLL_MS : quietMs - a.quietForMs, POLL_MS, until - Date.now()));
   }
 }
 

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { createLogger } from '@gleaner/platform';
 import { FilteringProxy } from '../src/filtering-proxy.js';
@@ -34,6 +35,10 @@ async function pageOn(browser: ManagedBrowser): Promise<number> {
 it('renders pages in one Chromium with its processes counted, and replaces it after BROWSER_RECYCLE_PAGES pages', async () => {
   const browser = managed({ recycleAfterPages: 2 });
   const first = await pageOn(browser);
+  // Chromium keeps the last --disable-features only: ours must still hold every one playwright-core passes before it.
+  const [playwrights, ours] = fs.readFileSync(`/proc/${first}/cmdline`, 'utf8').split('\0').filter((a) => a.startsWith('--disable-features=')).map((a) => a.slice('--disable-features='.length).split(','));
+  expect(ours).toEqual(expect.arrayContaining(playwrights));
+  expect(ours).toEqual(expect.arrayContaining(['WebUIOmniboxPopup']));
   expect(first).toBeGreaterThan(0);
   expect(browser.processIds().length).toBeGreaterThan(1); // the browser process and its children
   expect(browser.memory().pssMb).toBeGreaterThan(20);

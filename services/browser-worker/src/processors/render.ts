@@ -42,6 +42,7 @@ export function createRenderProcessor(deps: RenderProcessorDeps) {
       );
       await deps.renderedPages.put(payload.requestId, page.html);
       browserPages.inc({ outcome: 'rendered' });
+      log.debug('page rendered', { url: page.finalUrl, bytes: page.html.length, stepMs: page.stepMs });
       return { finalUrl: page.finalUrl, statusCode: page.statusCode, contentType: page.contentType, bytes: Buffer.byteLength(page.html) };
     } catch (err) {
       if (err instanceof RenderFailure) {
