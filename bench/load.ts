@@ -40,7 +40,6 @@ import { runRecordedJob, WorkerRegistry, type RecordedJobContext } from '@gleane
 import { startGatewayProcess } from '../tests/support/gateway-process.js';
 import { html, startPageServer } from '../tests/support/page-server.js';
 import { REPO_ROOT, startProcess, startService, type ServiceProcess } from '../tests/support/processes.js';
-import { deleteKeysWithPrefix } from '../tests/support/redis.js';
 import { WEB_CORPUS } from '../tests/support/web-corpus.js';
 
 const SECRET = 'bench-secret-0123456789abcdef';
@@ -77,6 +76,10 @@ async function load(name: string, opts: autocannon.Options, durationS: number, c
 
 async function main(): Promise<void> {
   const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/11';
+  // tests/support/redis.js refuses to load without a test Redis (tests never fall back to 6379):
+  // the bench names its own, then loads it.
+  process.env.GLEANER_TEST_REDIS_URL ??= redisUrl;
+  const { deleteKeysWithPrefix } = await import('../tests/support/redis.js');
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
   const durationS = Number(process.env.BENCH_DURATION_S ?? 5);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
