@@ -62,11 +62,12 @@ try { new WebSocket('wss://${t}/wss-${i}'); } catch {}
 ${items}
 <script>
 const rtc = document.getElementById('webrtc');
+// Written as a sentence: the extractor cuts a short label left at the end of an article.
 try {
   const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:127.0.0.1:${udpPort}' }] });
   pc.createDataChannel('x'); pc.createOffer().then((o) => pc.setLocalDescription(o));
-  rtc.textContent = 'WebRTC is available';
-} catch { rtc.textContent = 'WebRTC is unavailable'; }
+  rtc.textContent = 'In this browser, WebRTC is available.';
+} catch { rtc.textContent = 'In this browser, WebRTC is unavailable.'; }
 </script>
 <p>Site port ${sitePort}.</p>
 </body></html>`;
