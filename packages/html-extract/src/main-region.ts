@@ -129,7 +129,20 @@ function opensComments(el: Element): boolean {
   if (!HEADING.test(el.tagName.toUpperCase())) return false;
   if (namedAsComments(el)) return true;
   const text = (el.textContent ?? '').trim();
-  return text.length < 40 && COMMENTS_HEADING.test(text);
+  return text.length < COMMENTS_HEADING_MAX_CHARS && COMMENTS_HEADING.test(text);
+}
+const COMMENTS_HEADING_MAX_CHARS = 40;
+
+/**
+ * A "Comments" heading, bare or in a box of its own holding nothing else (`<div
+ * class="commentform"><h2>Comments</h2></div>`, `<div class="section-title"><h3>3 Responses</h3>`):
+ * the comments follow it, or its box, in the same parent.
+ */
+function opensCommentsBox(el: Element, chars: number): boolean {
+  if (opensComments(el)) return true;
+  if (chars === 0 || chars >= COMMENTS_HEADING_MAX_CHARS) return false;
+  const heading = el.querySelector('h1, h2, h3, h4, h5, h6');
+  return heading !== null && opensComments(heading) && textOf(heading) === textOf(el);
 }
 
 const normalized = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
@@ -195,7 +208,7 @@ export function removeFurniture(root: Element, tallies: Map<Element, Tally>): vo
   const visit = (el: Element) => {
     for (let child = el.firstElementChild; child; ) {
       let next = child.nextElementSibling;
-      if (opensComments(child)) {
+      if (opensCommentsBox(child, tallies.get(child)?.chars ?? 0)) {
         // Everything after a "Comments" heading, in its parent, is the comments.
         while (next) {
           const after = next.nextElementSibling;

@@ -32,6 +32,15 @@ describe('main content beyond Readability', () => {
     for (const output of [out.text, out.markdown!]) expect(output).not.toMatch(/Share on X|Sign up to our newsletter|A related story|I disagree/);
   });
 
+  it('ends the text at a "Comments" heading in a box of its own', () => {
+    const body =
+      `<div class="entry">${article(5)}<div class="commentform"><h2 id="comments">Comments</h2></div>` +
+      `<div class="commentbody"><p>Recommended! I took the course last year and it was very good, with a nice focus on proofs.</p></div></div>`;
+    const out = extractPage(chrome(body), URL);
+    expect(out.text).toContain('Paragraph 4 of a long enough');
+    expect(out.text).not.toMatch(/Recommended! I took the course/);
+  });
+
   it('ends the text at a "Comments" heading', () => {
     const body = `<div class="post">${article(5)}<h2>12 Comments</h2><div><p>First! What a wonderful post this is, thank you so much for writing it down.</p></div></div>`;
     const out = extractPage(chrome(body), URL);
