@@ -426,6 +426,39 @@ function lastTextBlock(root: Element): Element | null {
   }
 }
 
+/**
+ * A paragraph the chosen content already has, word for word, again: the same article body twice
+ * (a hidden teaser copy and the visible text, a print copy, a mobile and a desktop layout of it)
+ * gives the reader one text. Leaf blocks of a sentence's length or more only: short lines ("Read
+ * more", a table's repeated cell) repeat by design. The first occurrence stays.
+ */
+export function removeRepeatedBlocks(root: Element): void {
+  const seen = new Set<string>();
+  // Returns whether the subtree holds a block, so each element is visited once.
+  const visit = (el: Element): boolean => {
+    let holdsBlock = false;
+    for (let child = el.firstElementChild; child; ) {
+      const next = child.nextElementSibling;
+      const tag = child.tagName.toUpperCase();
+      if (!SKIP_TAGS.has(tag)) {
+        const block = BLOCK_TAGS.has(tag);
+        if (!visit(child) && block && !LINE_TAGS.has(tag)) {
+          const text = textOf(child);
+          if (text.length >= REPEATED_BLOCK_MIN_CHARS) {
+            if (seen.has(text)) child.remove();
+            else seen.add(text);
+          }
+        }
+        holdsBlock ||= block;
+      }
+      child = next;
+    }
+    return holdsBlock;
+  };
+  visit(root);
+}
+const REPEATED_BLOCK_MIN_CHARS = 100;
+
 const LINE_TAGS = new Set(['LI', 'DT', 'DD', 'TD', 'TH', 'TR']);
 
 /**

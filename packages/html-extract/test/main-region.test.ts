@@ -41,6 +41,15 @@ describe('main content beyond Readability', () => {
     expect(out.text).not.toMatch(/Recommended! I took the course/);
   });
 
+  it('gives a paragraph the article has twice (a hidden teaser copy and the text) once', () => {
+    const repeated = 'Home prices in the second quarter rose from the year-ago period for the first time since 2007, the index shows.';
+    const body = `<div class="teaser"><p>${repeated}</p></div><div class="story"><p>${repeated}</p>${article(5)}<p>Short line.</p><p>Short line.</p></div>`;
+    const out = extractPage(chrome(body), URL);
+    expect(out.text.split(repeated).length - 1).toBe(1);
+    expect(out.text).toContain('Paragraph 4 of a long enough');
+    expect(out.text.split('Short line.').length - 1).toBe(2);
+  });
+
   it('ends the text at a "Comments" heading', () => {
     const body = `<div class="post">${article(5)}<h2>12 Comments</h2><div><p>First! What a wonderful post this is, thank you so much for writing it down.</p></div></div>`;
     const out = extractPage(chrome(body), URL);
