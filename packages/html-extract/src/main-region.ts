@@ -469,6 +469,7 @@ const LINE_TAGS = new Set(['LI', 'DT', 'DD', 'TD', 'TH', 'TR']);
  */
 function trailingLabel(block: Element, box: Element): boolean {
   const text = textOf(block);
+  if (copyrightNotice(text)) return true;
   if (!text || text.length >= LABEL_MAX_CHARS || text.split(' ').length > LABEL_MAX_WORDS) return false;
   if (/[.!?…"”»)\]。！？）」』]$/.test(text)) return false;
   for (let e: Element | null = block; e; e = e.parentElement) if (LINE_TAGS.has(e.tagName.toUpperCase())) return false;
@@ -481,6 +482,17 @@ function trailingLabel(block: Element, box: Element): boolean {
   }
   return sameShaped < 2;
 }
+/**
+ * The page's copyright line ("© 2012 The Associated Press. All rights reserved.", "Alle Rechte
+ * vorbehalten"), left at the end when the footer holding it had no footer name: the site's, not
+ * the article's. A short block that starts with the sign or says the phrase.
+ */
+function copyrightNotice(text: string): boolean {
+  return text.length < COPYRIGHT_MAX_CHARS && COPYRIGHT.test(text);
+}
+const COPYRIGHT =
+  /^(?:©|\(c\)\s*\d{4}|copyright\b)|all rights reserved|alle rechte vorbehalten|todos los derechos reservados|tous droits réservés|tutti i diritti riservati|wszelkie prawa zastrzeżone|todos os direitos reservados/i;
+const COPYRIGHT_MAX_CHARS = 400;
 const LABEL_MAX_CHARS = 60;
 const LABEL_MAX_WORDS = 6;
 const textOf = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();

@@ -100,6 +100,16 @@ describe('main content beyond Readability', () => {
     const withList = `<article><h1>Long read</h1>${article(6)}<ul><li>Freshly fried fish cakes</li><li>Local ingredients</li></ul></article>`;
     expect(extractPage(chrome(withList), URL).text).toMatch(/Freshly fried fish cakes\nLocal ingredients$/);
   });
+  it("drops the site's copyright line left at the end with the labels before it, not a sentence that mentions copyright", () => {
+    const body =
+      `<article><h1>Long read</h1>${article(6)}<div class="bottom"><p>MOST POPULAR</p>` +
+      `<p>©1999-2012 Example Media, Inc. All Rights Reserved. Terms of Use &amp; Privacy Policy</p></div></article>`;
+    const out = extractPage(chrome(body), URL);
+    expect(out.text).toContain('Paragraph 5 of a long enough article');
+    expect(out.text).not.toMatch(/All Rights Reserved|MOST POPULAR/);
+    const mention = `<article><h1>Long read</h1>${article(6)}<p>The court ruled that the copyright of the photographs stays with the agency that took them.</p></article>`;
+    expect(extractPage(chrome(mention), URL).text).toContain('the copyright of the photographs stays');
+  });
   it('puts the standfirst that sits with the heading in front of the article body, in text and markdown', () => {
     const dek = 'The city will spend twice as much on parks next year, the council decided after a long night.';
     const body =
