@@ -469,7 +469,7 @@ const LINE_TAGS = new Set(['LI', 'DT', 'DD', 'TD', 'TH', 'TR']);
  */
 function trailingLabel(block: Element, box: Element): boolean {
   const text = textOf(block);
-  if (copyrightNotice(text)) return true;
+  if (copyrightNotice(text) || tagLine(block, text)) return true;
   if (!text || text.length >= LABEL_MAX_CHARS || text.split(' ').length > LABEL_MAX_WORDS) return false;
   if (/[.!?…"”»)\]。！？）」』]$/.test(text)) return false;
   for (let e: Element | null = block; e; e = e.parentElement) if (LINE_TAGS.has(e.tagName.toUpperCase())) return false;
@@ -493,6 +493,26 @@ function copyrightNotice(text: string): boolean {
 const COPYRIGHT =
   /^(?:©|\(c\)\s*\d{4}|copyright\b)|all rights reserved|alle rechte vorbehalten|todos los derechos reservados|tous droits réservés|tutti i diritti riservati|wszelkie prawa zastrzeżone|todos os direitos reservados/i;
 const COPYRIGHT_MAX_CHARS = 400;
+/**
+ * The post's tag or category line ("Tagged as: Mars, Curiosity, Gale crater", "Read More: Tampa
+ * Bay Rays, Toronto Blue Jays"): one line, not a list item, of several short links (a few words
+ * each, not headlines) with nothing else but a label in front and separators. Taxonomy, not the
+ * article.
+ */
+function tagLine(block: Element, text: string): boolean {
+  if (text.length >= TAG_LINE_MAX_CHARS) return false;
+  for (let e: Element | null = block; e; e = e.parentElement) if (LINE_TAGS.has(e.tagName.toUpperCase())) return false;
+  const links = Array.from(block.querySelectorAll('a[href]'), textOf).filter(Boolean);
+  if (links.length < TAG_LINE_MIN_LINKS || links.some((l) => l.split(' ').length > TAG_MAX_WORDS)) return false;
+  // Besides the links, a label in front and separators: "contributed by <a>Megan</a>." is a sentence.
+  let rest = text;
+  for (const link of links) rest = rest.replace(link, ' ');
+  return TAG_LINE_REST.test(rest);
+}
+const TAG_LINE_REST = /^[^,|:.!?]{0,25}:?[\s,|/·•;]*$/u;
+const TAG_LINE_MAX_CHARS = 300;
+const TAG_LINE_MIN_LINKS = 2;
+const TAG_MAX_WORDS = 4;
 const LABEL_MAX_CHARS = 60;
 const LABEL_MAX_WORDS = 6;
 const textOf = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();

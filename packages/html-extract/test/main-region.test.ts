@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { extractPage } from '../src/index.js';
+import { trimTrailingLabels } from '../src/main-region.js';
+import { parseDocument } from '../src/parse-document.js';
+import { plainText } from '../src/plain-text.js';
 import { article, page } from './fixtures.js';
 
 const URL = 'https://news.example/story';
@@ -109,6 +112,20 @@ describe('main content beyond Readability', () => {
     expect(out.text).not.toMatch(/All Rights Reserved|MOST POPULAR/);
     const mention = `<article><h1>Long read</h1>${article(6)}<p>The court ruled that the copyright of the photographs stays with the agency that took them.</p></article>`;
     expect(extractPage(chrome(mention), URL).text).toContain('the copyright of the photographs stays');
+  });
+  it('drops the tag line at the end of the article, not a sentence with links', () => {
+    const ending = (last: string) => {
+      const document = parseDocument(`<html><body><div id="text">${article(3)}${last}</div></body></html>`);
+      const root = document.getElementById('text')!;
+      trimTrailingLabels(root);
+      return plainText(root);
+    };
+    const tags = '<p class="tags-line">Tags: <a href="/tag/mars">Mars</a>, <a href="/tag/gale-crater">Gale crater</a>, <a href="/tag/rover">rover</a>, <a href="/tag/jpl">JPL</a>, <a href="/tag/mount-sharp">Mount Sharp</a>, <a href="/tag/panorama">panorama</a></p>';
+    expect(ending(tags)).toMatch(/with several sentences\.$/);
+    const credit = '<p>This post was <a href="/contributors">contributed</a> by <a href="https://megan.example">Megan Ramirez</a>.</p>';
+    expect(ending(credit)).toMatch(/contributed by Megan Ramirez\.$/);
+    const headlines = '<p>Read next: <a href="/a">The council votes on the new parks budget tonight</a>, <a href="/b">Rain again</a></p>';
+    expect(ending(headlines)).toMatch(/Read next/);
   });
   it('puts the standfirst that sits with the heading in front of the article body, in text and markdown', () => {
     const dek = 'The city will spend twice as much on parks next year, the council decided after a long night.';
