@@ -276,14 +276,20 @@ export function cleanArticle(article: Element): void {
       // outside it ("Read also:", "VEA TAMBIÉN:").
       const readAlso =
         t && t.chars < READ_ALSO_MAX_CHARS && t.linkChars >= READ_ALSO_MIN_LINK_CHARS && BLOCK_TAGS.has(tag) && t.chars - t.linkChars <= READ_ALSO_LABEL_CHARS;
-      // One link: several are a list in disguise (lines of links between <br>).
-      if (readAlso && child.querySelectorAll('a').length <= 1) child.remove();
+      // One link: several are a list in disguise (lines of links between <br>). A linked
+      // sentence without a label ("<a>This week's new episode is a silly party game</a>.") is
+      // the text's own; "Read also: <a>…</a>." is not.
+      const ownSentence = readAlso && linkedSentence(textOf(child));
+      if (readAlso && child.querySelectorAll('a').length <= 1 && !ownSentence) child.remove();
       else visit(child);
       child = next;
     }
   };
   visit(article);
 }
+/** A sentence (eight words or more, ending with a full stop), not a headline, and no label ("Mehr:", "Read also:") in front. */
+const linkedSentence = (text: string) => /[^.]\.$/.test(text) && text.split(' ').length >= LINKED_SENTENCE_MIN_WORDS && !/^[^.!?]{0,25}:\s/u.test(text);
+const LINKED_SENTENCE_MIN_WORDS = 8;
 const READ_ALSO_MAX_CHARS = 200;
 const READ_ALSO_LABEL_CHARS = 25;
 const READ_ALSO_MIN_LINK_CHARS = 30;

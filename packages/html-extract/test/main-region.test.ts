@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { extractPage } from '../src/index.js';
-import { trimTrailingLabels } from '../src/main-region.js';
+import { cleanArticle, trimTrailingLabels } from '../src/main-region.js';
 import { parseDocument } from '../src/parse-document.js';
 import { plainText } from '../src/plain-text.js';
 import { article, page } from './fixtures.js';
@@ -126,6 +126,19 @@ describe('main content beyond Readability', () => {
     expect(ending(credit)).toMatch(/contributed by Megan Ramirez\.$/);
     const headlines = '<p>Read next: <a href="/a">The council votes on the new parks budget tonight</a>, <a href="/b">Rain again</a></p>';
     expect(ending(headlines)).toMatch(/Read next/);
+  });
+  it("keeps a paragraph that is a linked sentence of the article, not a 'read also' line", () => {
+    const cleaned = (line: string) => {
+      const root = parseDocument(`<html><body><div id="text">${article(3)}${line}</div></body></html>`).getElementById('text')!;
+      cleanArticle(root);
+      return plainText(root);
+    };
+    const own = `<p><a href="https://video.example/42">This week's new episode is a really fun, quick and silly party game</a>.</p>`;
+    expect(cleaned(own)).toContain("This week's new episode is a really fun");
+    const readAlso = `<p>Read also: <a href="/other">The council voted on the parks budget again last night.</a></p>`;
+    expect(cleaned(readAlso)).not.toContain('Read also');
+    const headline = `<p><a href="/other">The council votes on the parks budget again tonight</a></p>`;
+    expect(cleaned(headline)).not.toContain('The council votes');
   });
   it('puts the standfirst that sits with the heading in front of the article body, in text and markdown', () => {
     const dek = 'The city will spend twice as much on parks next year, the council decided after a long night.';
