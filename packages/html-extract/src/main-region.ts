@@ -446,16 +446,19 @@ export function removeRepeatedBlocks(root: Element): void {
     for (let child = el.firstElementChild; child; ) {
       const next = child.nextElementSibling;
       const tag = child.tagName.toUpperCase();
-      if (!SKIP_TAGS.has(tag)) {
+      // Hidden copies are no text (plainText skips them): the visible one must stay.
+      if (!SKIP_TAGS.has(tag) && !isHidden(child)) {
         const block = BLOCK_TAGS.has(tag);
-        if (!visit(child) && block && !LINE_TAGS.has(tag)) {
+        // A block inside an inline element (`<span><p>…</p></span>`) makes every ancestor a non-leaf too.
+        const holdsInner = visit(child);
+        if (!holdsInner && block && !LINE_TAGS.has(tag)) {
           const text = textOf(child);
           if (text.length >= REPEATED_BLOCK_MIN_CHARS) {
             if (seen.has(text)) child.remove();
             else seen.add(text);
           }
         }
-        holdsBlock ||= block;
+        holdsBlock ||= block || holdsInner;
       }
       child = next;
     }

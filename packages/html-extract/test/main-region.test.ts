@@ -51,6 +51,9 @@ describe('main content beyond Readability', () => {
     expect(out.text.split(repeated).length - 1).toBe(1);
     expect(out.text).toContain('Paragraph 4 of a long enough');
     expect(out.text.split('Short line.').length - 1).toBe(2);
+    // A paragraph inside an inline element: its box is no copy of it.
+    const wrapped = `<div class="story"><span class="wrap"><p>${repeated}</p></span>${article(5)}</div>`;
+    expect(extractPage(chrome(wrapped), URL).text).toContain(repeated);
   });
 
   it('ends the text at a "Comments" heading', () => {
