@@ -3,7 +3,7 @@ import { renderMarkdown } from './markdown.js';
 import { collectImages } from './page-images.js';
 import { collectLinks } from './page-links.js';
 import { buildMeta, jsonLdArticleBody, parseJsonLd, readMetaSources } from './page-meta.js';
-import { cleanArticle, mainRegion, proseWeight, removeFurniture, sharedWordShare, standfirst, tallyTree, trimTrailingLabels } from './main-region.js';
+import { cleanArticle, mainRegion, proseWeight, removeFurniture, removeRepeatedBlocks, sharedWordShare, standfirst, tallyTree, trimTrailingLabels } from './main-region.js';
 import { parseDocument } from './parse-document.js';
 import { plainText } from './plain-text.js';
 import { prepareHtml } from './prepare-html.js';
@@ -81,11 +81,13 @@ function chooseContent(document: Document, prepared: string, articleBody: string
   }
   if (readability) {
     cleanArticle(readability.element);
+    removeRepeatedBlocks(readability.element);
     trimTrailingLabels(readability.element);
   }
   const readabilityText = readability ? plainText(readability.element) : '';
   const region = mainRegion(copy, { articleBody });
   // A region without prose is the page minus its furniture, labels and all.
+  removeRepeatedBlocks(region.element);
   if (region.score > 0) trimTrailingLabels(region.element);
   const text = plainText(region.element);
   if (readability && readabilityText.length >= MIN_ARTICLE_CHARS) {

@@ -129,7 +129,20 @@ function opensComments(el: Element): boolean {
   if (!HEADING.test(el.tagName.toUpperCase())) return false;
   if (namedAsComments(el)) return true;
   const text = (el.textContent ?? '').trim();
-  return text.length < 40 && COMMENTS_HEADING.test(text);
+  return text.length < COMMENTS_HEADING_MAX_CHARS && COMMENTS_HEADING.test(text);
+}
+const COMMENTS_HEADING_MAX_CHARS = 40;
+
+/**
+ * A "Comments" heading, bare or in a box of its own holding nothing else (`<div
+ * class="commentform"><h2>Comments</h2></div>`, `<div class="section-title"><h3>3 Responses</h3>`):
+ * the comments follow it, or its box, in the same parent.
+ */
+function opensCommentsBox(el: Element, chars: number): boolean {
+  if (opensComments(el)) return true;
+  if (chars === 0 || chars >= COMMENTS_HEADING_MAX_CHARS) return false;
+  const heading = el.querySelector('h1, h2, h3, h4, h5, h6');
+  return heading !== null && opensComments(heading) && textOf(heading) === textOf(el);
 }
 
 const normalized = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
@@ -195,7 +208,7 @@ export function removeFurniture(root: Element, tallies: Map<Element, Tally>): vo
   const visit = (el: Element) => {
     for (let child = el.firstElementChild; child; ) {
       let next = child.nextElementSibling;
-      if (opensComments(child)) {
+      if (opensCommentsBox(child, tallies.get(child)?.chars ?? 0)) {
         // Everything after a "Comments" heading, in its parent, is the comments.
         while (next) {
           const after = next.nextElementSibling;
@@ -263,14 +276,20 @@ export function cleanArticle(article: Element): void {
       // outside it ("Read also:", "VEA TAMBIÉN:").
       const readAlso =
         t && t.chars < READ_ALSO_MAX_CHARS && t.linkChars >= READ_ALSO_MIN_LINK_CHARS && BLOCK_TAGS.has(tag) && t.chars - t.linkChars <= READ_ALSO_LABEL_CHARS;
-      // One link: several are a list in disguise (lines of links between <br>).
-      if (readAlso && child.querySelectorAll('a').length <= 1) child.remove();
+      // One link: several are a list in disguise (lines of links between <br>). A linked
+      // sentence without a label ("<a>This week's new episode is a silly party game</a>.") is
+      // the text's own; "Read also: <a>…</a>." is not.
+      const ownSentence = readAlso && linkedSentence(textOf(child));
+      if (readAlso && child.querySelectorAll('a').length <= 1 && !ownSentence) child.remove();
       else visit(child);
       child = next;
     }
   };
   visit(article);
 }
+/** A sentence (eight words or more, ending with a full stop), not a headline, and no label ("Mehr:", "Read also:") in front. */
+const linkedSentence = (text: string) => /[^.]\.$/.test(text) && text.split(' ').length >= LINKED_SENTENCE_MIN_WORDS && !/^[^.!?]{0,25}:\s/u.test(text);
+const LINKED_SENTENCE_MIN_WORDS = 8;
 const READ_ALSO_MAX_CHARS = 200;
 const READ_ALSO_LABEL_CHARS = 25;
 const READ_ALSO_MIN_LINK_CHARS = 30;
@@ -413,6 +432,42 @@ function lastTextBlock(root: Element): Element | null {
   }
 }
 
+/**
+ * A paragraph the chosen content already has, word for word, again: the same article body twice
+ * (a hidden teaser copy and the visible text, a print copy, a mobile and a desktop layout of it)
+ * gives the reader one text. Leaf blocks of a sentence's length or more only: short lines ("Read
+ * more", a table's repeated cell) repeat by design. The first occurrence stays.
+ */
+export function removeRepeatedBlocks(root: Element): void {
+  const seen = new Set<string>();
+  // Returns whether the subtree holds a block, so each element is visited once.
+  const visit = (el: Element): boolean => {
+    let holdsBlock = false;
+    for (let child = el.firstElementChild; child; ) {
+      const next = child.nextElementSibling;
+      const tag = child.tagName.toUpperCase();
+      // Hidden copies are no text (plainText skips them): the visible one must stay.
+      if (!SKIP_TAGS.has(tag) && !isHidden(child)) {
+        const block = BLOCK_TAGS.has(tag);
+        // A block inside an inline element (`<span><p>…</p></span>`) makes every ancestor a non-leaf too.
+        const holdsInner = visit(child);
+        if (!holdsInner && block && !LINE_TAGS.has(tag)) {
+          const text = textOf(child);
+          if (text.length >= REPEATED_BLOCK_MIN_CHARS) {
+            if (seen.has(text)) child.remove();
+            else seen.add(text);
+          }
+        }
+        holdsBlock ||= block || holdsInner;
+      }
+      child = next;
+    }
+    return holdsBlock;
+  };
+  visit(root);
+}
+const REPEATED_BLOCK_MIN_CHARS = 100;
+
 const LINE_TAGS = new Set(['LI', 'DT', 'DD', 'TD', 'TH', 'TR']);
 
 /**
@@ -423,6 +478,7 @@ const LINE_TAGS = new Set(['LI', 'DT', 'DD', 'TD', 'TH', 'TR']);
  */
 function trailingLabel(block: Element, box: Element): boolean {
   const text = textOf(block);
+  if (copyrightNotice(text) || tagLine(block, text)) return true;
   if (!text || text.length >= LABEL_MAX_CHARS || text.split(' ').length > LABEL_MAX_WORDS) return false;
   if (/[.!?…"”»)\]。！？）」』]$/.test(text)) return false;
   for (let e: Element | null = block; e; e = e.parentElement) if (LINE_TAGS.has(e.tagName.toUpperCase())) return false;
@@ -435,6 +491,37 @@ function trailingLabel(block: Element, box: Element): boolean {
   }
   return sameShaped < 2;
 }
+/**
+ * The page's copyright line ("© 2012 The Associated Press. All rights reserved.", "Alle Rechte
+ * vorbehalten"), left at the end when the footer holding it had no footer name: the site's, not
+ * the article's. A short block that starts with the sign or says the phrase.
+ */
+function copyrightNotice(text: string): boolean {
+  return text.length < COPYRIGHT_MAX_CHARS && COPYRIGHT.test(text);
+}
+const COPYRIGHT =
+  /^(?:©|\(c\)\s*\d{4}|copyright\b)|all rights reserved|alle rechte vorbehalten|todos los derechos reservados|tous droits réservés|tutti i diritti riservati|wszelkie prawa zastrzeżone|todos os direitos reservados/i;
+const COPYRIGHT_MAX_CHARS = 400;
+/**
+ * The post's tag or category line ("Tagged as: Mars, Curiosity, Gale crater", "Read More: Tampa
+ * Bay Rays, Toronto Blue Jays"): one line, not a list item, of several short links (a few words
+ * each, not headlines) with nothing else but a label in front and separators. Taxonomy, not the
+ * article.
+ */
+function tagLine(block: Element, text: string): boolean {
+  if (text.length >= TAG_LINE_MAX_CHARS) return false;
+  for (let e: Element | null = block; e; e = e.parentElement) if (LINE_TAGS.has(e.tagName.toUpperCase())) return false;
+  const links = Array.from(block.querySelectorAll('a[href]'), textOf).filter(Boolean);
+  if (links.length < TAG_LINE_MIN_LINKS || links.some((l) => l.split(' ').length > TAG_MAX_WORDS)) return false;
+  // Besides the links, a label in front and separators: "contributed by <a>Megan</a>." is a sentence.
+  let rest = text;
+  for (const link of links) rest = rest.replace(link, ' ');
+  return TAG_LINE_REST.test(rest);
+}
+const TAG_LINE_REST = /^[^,|:.!?]{0,25}:?[\s,|/·•;]*$/u;
+const TAG_LINE_MAX_CHARS = 300;
+const TAG_LINE_MIN_LINKS = 2;
+const TAG_MAX_WORDS = 4;
 const LABEL_MAX_CHARS = 60;
 const LABEL_MAX_WORDS = 6;
 const textOf = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();

@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { extractPage } from '../src/index.js';
+import { cleanArticle, trimTrailingLabels } from '../src/main-region.js';
+import { parseDocument } from '../src/parse-document.js';
+import { plainText } from '../src/plain-text.js';
 import { article, page } from './fixtures.js';
 
 const URL = 'https://news.example/story';
@@ -30,6 +33,27 @@ describe('main content beyond Readability', () => {
     const out = extractPage(chrome(body), URL, { markdown: true });
     expect(out.text).toContain('Paragraph 5 of a long enough article');
     for (const output of [out.text, out.markdown!]) expect(output).not.toMatch(/Share on X|Sign up to our newsletter|A related story|I disagree/);
+  });
+
+  it('ends the text at a "Comments" heading in a box of its own', () => {
+    const body =
+      `<div class="entry">${article(5)}<div class="commentform"><h2 id="comments">Comments</h2></div>` +
+      `<div class="commentbody"><p>Recommended! I took the course last year and it was very good, with a nice focus on proofs.</p></div></div>`;
+    const out = extractPage(chrome(body), URL);
+    expect(out.text).toContain('Paragraph 4 of a long enough');
+    expect(out.text).not.toMatch(/Recommended! I took the course/);
+  });
+
+  it('gives a paragraph the article has twice (a hidden teaser copy and the text) once', () => {
+    const repeated = 'Home prices in the second quarter rose from the year-ago period for the first time since 2007, the index shows.';
+    const body = `<div class="teaser"><p>${repeated}</p></div><div class="story"><p>${repeated}</p>${article(5)}<p>Short line.</p><p>Short line.</p></div>`;
+    const out = extractPage(chrome(body), URL);
+    expect(out.text.split(repeated).length - 1).toBe(1);
+    expect(out.text).toContain('Paragraph 4 of a long enough');
+    expect(out.text.split('Short line.').length - 1).toBe(2);
+    // A paragraph inside an inline element: its box is no copy of it.
+    const wrapped = `<div class="story"><span class="wrap"><p>${repeated}</p></span>${article(5)}</div>`;
+    expect(extractPage(chrome(wrapped), URL).text).toContain(repeated);
   });
 
   it('ends the text at a "Comments" heading', () => {
@@ -81,6 +105,43 @@ describe('main content beyond Readability', () => {
     expect(out.text).not.toMatch(/You might also like|Mehr zum Thema/);
     const withList = `<article><h1>Long read</h1>${article(6)}<ul><li>Freshly fried fish cakes</li><li>Local ingredients</li></ul></article>`;
     expect(extractPage(chrome(withList), URL).text).toMatch(/Freshly fried fish cakes\nLocal ingredients$/);
+  });
+  it("drops the site's copyright line left at the end with the labels before it, not a sentence that mentions copyright", () => {
+    const body =
+      `<article><h1>Long read</h1>${article(6)}<div class="bottom"><p>MOST POPULAR</p>` +
+      `<p>©1999-2012 Example Media, Inc. All Rights Reserved. Terms of Use &amp; Privacy Policy</p></div></article>`;
+    const out = extractPage(chrome(body), URL);
+    expect(out.text).toContain('Paragraph 5 of a long enough article');
+    expect(out.text).not.toMatch(/All Rights Reserved|MOST POPULAR/);
+    const mention = `<article><h1>Long read</h1>${article(6)}<p>The court ruled that the copyright of the photographs stays with the agency that took them.</p></article>`;
+    expect(extractPage(chrome(mention), URL).text).toContain('the copyright of the photographs stays');
+  });
+  it('drops the tag line at the end of the article, not a sentence with links', () => {
+    const ending = (last: string) => {
+      const document = parseDocument(`<html><body><div id="text">${article(3)}${last}</div></body></html>`);
+      const root = document.getElementById('text')!;
+      trimTrailingLabels(root);
+      return plainText(root);
+    };
+    const tags = '<p class="tags-line">Tags: <a href="/tag/mars">Mars</a>, <a href="/tag/gale-crater">Gale crater</a>, <a href="/tag/rover">rover</a>, <a href="/tag/jpl">JPL</a>, <a href="/tag/mount-sharp">Mount Sharp</a>, <a href="/tag/panorama">panorama</a></p>';
+    expect(ending(tags)).toMatch(/with several sentences\.$/);
+    const credit = '<p>This post was <a href="/contributors">contributed</a> by <a href="https://megan.example">Megan Ramirez</a>.</p>';
+    expect(ending(credit)).toMatch(/contributed by Megan Ramirez\.$/);
+    const headlines = '<p>Read next: <a href="/a">The council votes on the new parks budget tonight</a>, <a href="/b">Rain again</a></p>';
+    expect(ending(headlines)).toMatch(/Read next/);
+  });
+  it("keeps a paragraph that is a linked sentence of the article, not a 'read also' line", () => {
+    const cleaned = (line: string) => {
+      const root = parseDocument(`<html><body><div id="text">${article(3)}${line}</div></body></html>`).getElementById('text')!;
+      cleanArticle(root);
+      return plainText(root);
+    };
+    const own = `<p><a href="https://video.example/42">This week's new episode is a really fun, quick and silly party game</a>.</p>`;
+    expect(cleaned(own)).toContain("This week's new episode is a really fun");
+    const readAlso = `<p>Read also: <a href="/other">The council voted on the parks budget again last night.</a></p>`;
+    expect(cleaned(readAlso)).not.toContain('Read also');
+    const headline = `<p><a href="/other">The council votes on the parks budget again tonight</a></p>`;
+    expect(cleaned(headline)).not.toContain('The council votes');
   });
   it('puts the standfirst that sits with the heading in front of the article body, in text and markdown', () => {
     const dek = 'The city will spend twice as much on parks next year, the council decided after a long night.';
