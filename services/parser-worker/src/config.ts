@@ -10,8 +10,10 @@ export interface ParserWorkerConfig extends CommonConfig, DocumentStoreConfig {
   PARSER_OCR_WORKERS: number;
   /** One deadline for downloading a document: connect, redirects, headers and body together (not retried). */
   PARSER_DOWNLOAD_TIMEOUT_MS: number;
-  /** Time budget of one document (download excluded). */
+  /** Time budget of one document (download excluded), whatever its pages. */
   PARSER_JOB_BUDGET_MS: number;
+  /** Time allowed per page really read: a parse may run this long per page read and one more, at most PARSER_JOB_BUDGET_MS. */
+  PARSER_PAGE_BUDGET_MS: number;
   /** Running jobs one account may hold over every process of this service; unset: half of the concurrency, 0: no cap. */
   ACCOUNT_MAX_CONCURRENT_JOBS?: number;
   HEALTH_PORT: number;
@@ -27,6 +29,7 @@ export const parserWorkerEnvSchema = Joi.object({
   PARSER_OCR_WORKERS: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   PARSER_DOWNLOAD_TIMEOUT_MS: Joi.number().integer().min(100).max(3_600_000).default(120_000),
   PARSER_JOB_BUDGET_MS: Joi.number().integer().min(1_000).default(10 * 60_000),
+  PARSER_PAGE_BUDGET_MS: Joi.number().integer().min(1_000).default(2 * 60_000),
   ACCOUNT_MAX_CONCURRENT_JOBS: Joi.number().integer().min(0).max(10_000),
   HEALTH_PORT: Joi.number().port().default(0),
 });

@@ -48,7 +48,7 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(
     parseQueue,
-    createParseProcessor({ jobs, records: stores.records, parsePool, ocrParallelism: ocrShare(ocr.parallelism, config.PARSER_CONCURRENCY), allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, documents, budgetMs: config.PARSER_JOB_BUDGET_MS, downloadDeadlineMs: config.PARSER_DOWNLOAD_TIMEOUT_MS, logger }),
+    createParseProcessor({ jobs, records: stores.records, parsePool, ocrParallelism: ocrShare(ocr.parallelism, config.PARSER_CONCURRENCY), allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS, documents, budgetMs: config.PARSER_JOB_BUDGET_MS, pageBudgetMs: config.PARSER_PAGE_BUDGET_MS, downloadDeadlineMs: config.PARSER_DOWNLOAD_TIMEOUT_MS, logger }),
     {
       concurrency: config.PARSER_CONCURRENCY,
       accountCap: accountCapFrom(config.ACCOUNT_MAX_CONCURRENT_JOBS, config.PARSER_CONCURRENCY),

@@ -11,7 +11,7 @@ describe('parseFailure', () => {
     const error = await hogs.run({ op: 'hog', n: 1 }, 60_000).catch((e: unknown) => e);
     // What the pool hands back when Node stops a thread at its resourceLimits.
     expect((error as Error).message).toMatch(/reaching memory limit/);
-    const failure = parseFailure(error, 600_000);
+    const failure = parseFailure(error);
     expect(failure).toMatchObject({ code: '400-001', message: 'The document exceeds a processing limit', retryable: false });
     expect(failure.details.join(' ')).toMatch(/exceeds a processing limit/);
     // The pool keeps serving with a fresh thread.
@@ -19,8 +19,8 @@ describe('parseFailure', () => {
   }, 90_000);
 
   it('keeps the document error of a thread, and the budget as 500-001', () => {
-    const refused = parseFailure(new ThreadTaskError('DocumentError', 'Invalid PDF file', { code: '400-001', details: ['the PDF is truncated'] }), 1000);
+    const refused = parseFailure(new ThreadTaskError('DocumentError', 'Invalid PDF file', { code: '400-001', details: ['the PDF is truncated'] }));
     expect(refused).toMatchObject({ code: '400-001', message: 'Invalid file type', details: ['the PDF is truncated'] });
-    expect(parseFailure(new TaskTimeoutError(600_000), 600_000)).toMatchObject({ code: '500-001', details: ['document processing exceeded its 600 s budget'] });
+    expect(parseFailure(new TaskTimeoutError(600_000))).toMatchObject({ code: '500-001', details: ['document processing exceeded its 600 s budget'] });
   });
 });

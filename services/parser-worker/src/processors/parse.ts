@@ -6,6 +6,7 @@ import type { ParseJob } from '@gleaner/queues';
 import type { ParseResult } from '@gleaner/record-views';
 import type { RequestRecordStore } from '@gleaner/store';
 import { JobFailure, runRecordedJob, type RecordedJobContext } from '@gleaner/worker-runtime';
+import { PageBudget, PageBudgetExceededError } from '../page-budget.js';
 import type { ParseProgress, ParseTask, ParseTaskResult } from '../parse-thread.js';
 
 /** SPEC "Limits": parser files up to 50 MB. */
@@ -20,7 +21,10 @@ export interface ParseProcessorDeps {
   allowPrivateNetworks: boolean;
   /** Where uploaded documents wait (jobs with `upload` instead of `url`). */
   documents: DocumentStore;
+  /** PARSER_JOB_BUDGET_MS: a document's time budget, whatever its pages. */
   budgetMs: number;
+  /** PARSER_PAGE_BUDGET_MS: the time allowed per page read (PageBudget). */
+  pageBudgetMs: number;
   /** PARSER_DOWNLOAD_TIMEOUT_MS: the whole download's deadline. */
   downloadDeadlineMs: number;
   logger: Logger;
@@ -58,9 +62,15 @@ async function readUpload(documents: DocumentStore, key: string): Promise<Buffer
 /** Node's message when a thread passes its `resourceLimits` (ERR_WORKER_OUT_OF_MEMORY). */
 const THREAD_OUT_OF_MEMORY = /reaching memory limit|ERR_WORKER_OUT_OF_MEMORY/;
 
+const seconds = (ms: number) => Math.round(ms / 1000);
+
 /** A parse thread's failure in the parser's vocabulary (400-001 the file's fault, 500-001 ours). */
-export function parseFailure(err: unknown, budgetMs: number): JobFailure {
-  if (err instanceof TaskTimeoutError) return new JobFailure('500-001', 'Processing error', false, [`document processing exceeded its ${Math.round(budgetMs / 1000)} s budget`]);
+export function parseFailure(err: unknown): JobFailure {
+  if (err instanceof PageBudgetExceededError) {
+    const pages = `${err.pagesRead} page${err.pagesRead === 1 ? '' : 's'} read`;
+    return new JobFailure('500-001', 'Processing error', false, [`document processing exceeded its ${seconds(err.budgetMs)} s budget (${seconds(err.perPageMs)} s a page, ${pages})`]);
+  }
+  if (err instanceof TaskTimeoutError) return new JobFailure('500-001', 'Processing error', false, [`document processing exceeded its ${seconds(err.budgetMs)} s budget`]);
   // The thread's heap limit is the last guard against a document built to exhaust memory (the
   // size checks come first): the file, not our service, is at fault, and retrying cannot help.
   // Read by shape: the error is made by Node's worker machinery, not necessarily in this realm.
@@ -96,6 +106,7 @@ export function createParseProcessor(deps: ParseProcessorDeps) {
       // (a docx sent as "pdf" that turns out damaged is a damaged docx) rather than the hint.
       let kindWritten: Promise<unknown> = Promise.resolve();
       let parsed: ParseTaskResult;
+      const budget = new PageBudget(deps.pageBudgetMs, deps.budgetMs);
       try {
         parsed = await deps.parsePool.run<ParseTask, ParseTaskResult>(
           { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), declaredType: payload.declaredType, output: payload.output, ocrParallelism: deps.ocrParallelism },
@@ -107,15 +118,19 @@ export function createParseProcessor(deps: ParseProcessorDeps) {
               return;
             }
             const { pagesDone, pagesTotal } = progress;
+            budget.pagesDone(pagesDone);
             // At most two record writes a second, and always the last page.
             if (Date.now() - lastProgressWrite < 500 && pagesDone < pagesTotal) return;
             lastProgressWrite = Date.now();
             deps.records.setProgress('parse', payload.requestId, pagesDone, pagesTotal).catch(() => undefined);
           },
+          budget.signal,
         );
       } catch (err) {
         await kindWritten;
-        throw parseFailure(err, deps.budgetMs);
+        throw parseFailure(err);
+      } finally {
+        budget.stop();
       }
       if (parsed.ocrPages > 0) ocrPages.inc(parsed.ocrPages);
       const result: ParseResult = { data: parsed.text, type: parsed.kind, pages: parsed.pages, ...(parsed.encoding ? { encoding: parsed.encoding } : {}) };
