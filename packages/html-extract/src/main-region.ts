@@ -169,12 +169,8 @@ const ARTICLE_HEADING_MIN_CHARS = 10;
 
 /** The post/entry box around the heading that says the document's title, when it holds prose. */
 function titledPost(root: Element, tallies: Map<Element, Tally>): Element | null {
-  const heading = articleHeading(root, true);
-  for (let el = heading?.parentElement; el && el !== root; el = el.parentElement) {
-    if ((tallies.get(el)?.prose ?? 0) < POST_MIN_PROSE) continue;
-    return POST_NAME.test(`${el.getAttribute('class') ?? ''} ${el.id}`) ? el : null;
-  }
-  return null;
+  const box = proseBoxAbove(articleHeading(root, true), root, tallies);
+  return box && POST_NAME.test(`${box.getAttribute('class') ?? ''} ${box.id}`) ? box : null;
 }
 const POST_NAME = /(?:^|[^a-z])(?:post|entry|hentry)(?:$|[^a-z])/i;
 
@@ -376,11 +372,13 @@ export function mainRegion(body: Element, options: RegionOptions = {}): Region {
  * beside it, but the page's own title points at it.
  */
 function postUnderHeading(body: Element, tallies: Map<Element, Tally>): Element | null {
-  const heading = articleHeading(body);
-  for (let el = heading?.parentElement; el && el !== body; el = el.parentElement) {
-    const t = tallies.get(el);
-    if (t && t.prose >= POST_MIN_PROSE) return t.score > 0 ? el : null;
-  }
+  const box = proseBoxAbove(articleHeading(body), body, tallies);
+  return box && tallies.get(box)!.score > 0 ? box : null;
+}
+
+/** The nearest ancestor of `heading` below `root` holding a post's worth of prose (POST_MIN_PROSE). */
+function proseBoxAbove(heading: Element | null, root: Element, tallies: Map<Element, Tally>): Element | null {
+  for (let el = heading?.parentElement; el && el !== root; el = el.parentElement) if ((tallies.get(el)?.prose ?? 0) >= POST_MIN_PROSE) return el;
   return null;
 }
 /** Prose characters of a post: a header row's "Published 11 hours ago" is not one. */
@@ -470,6 +468,12 @@ const REPEATED_BLOCK_MIN_CHARS = 100;
 
 const LINE_TAGS = new Set(['LI', 'DT', 'DD', 'TD', 'TH', 'TR']);
 
+/** Whether `block` is, or is inside, an item of a list or a table (content, however short). */
+function inLineItem(block: Element): boolean {
+  for (let e: Element | null = block; e; e = e.parentElement) if (LINE_TAGS.has(e.tagName.toUpperCase())) return true;
+  return false;
+}
+
 /**
  * A block that closes an article without being part of it: a label left over from a related or
  * share box ("Mehr zum Thema", "You might also like:", "Teilnehmende Blogs:"), a few words with no
@@ -481,7 +485,7 @@ function trailingLabel(block: Element, box: Element): boolean {
   if (copyrightNotice(text) || tagLine(block, text)) return true;
   if (!text || text.length >= LABEL_MAX_CHARS || text.split(' ').length > LABEL_MAX_WORDS) return false;
   if (/[.!?…"”»)\]。！？）」』]$/.test(text)) return false;
-  for (let e: Element | null = block; e; e = e.parentElement) if (LINE_TAGS.has(e.tagName.toUpperCase())) return false;
+  if (inLineItem(block)) return false;
   // The last of a run of same-shaped short blocks (three or more) is an item of a listing.
   let sameShaped = 0;
   for (let previous = box.previousElementSibling; previous && sameShaped < 2; previous = previous.previousElementSibling, sameShaped++) {
@@ -510,7 +514,7 @@ const COPYRIGHT_MAX_CHARS = 400;
  */
 function tagLine(block: Element, text: string): boolean {
   if (text.length >= TAG_LINE_MAX_CHARS) return false;
-  for (let e: Element | null = block; e; e = e.parentElement) if (LINE_TAGS.has(e.tagName.toUpperCase())) return false;
+  if (inLineItem(block)) return false;
   const links = Array.from(block.querySelectorAll('a[href]'), textOf).filter(Boolean);
   if (links.length < TAG_LINE_MIN_LINKS || links.some((l) => l.split(' ').length > TAG_MAX_WORDS)) return false;
   // Besides the links, a label in front and separators: "contributed by <a>Megan</a>." is a sentence.

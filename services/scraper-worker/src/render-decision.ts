@@ -76,8 +76,9 @@ export function decideRendering(html: string, url: string): RenderDecision {
     if (STATE_MARKER.test(code) || /type\s*=\s*["']?application\/json/i.test(attrs)) stateBytes += code.length;
   }
   if (scriptBytes === 0) return { render: false, reason: 'no scripts', words: -1 };
+  const body = bodyOf(html);
   // Below THIN_WORDS the whole body was read, so textChars is the page's.
-  const { words, textChars, whole } = visibleText(bodyOf(html));
+  const { words, textChars, whole } = visibleText(body);
   const decide = (render: boolean, reason: string): RenderDecision => ({ render, reason, words });
 
   if (words < SHELL_WORDS) return decide(true, `${words} words of text beside scripts`);
@@ -85,7 +86,7 @@ export function decideRendering(html: string, url: string): RenderDecision {
   if (words < THIN_WORDS) {
     if (NOSCRIPT_NOTICE.test(html)) return decide(true, `${words} words and a noscript "enable JavaScript" notice`);
     if (MOUNT_NODE.test(html) && scriptBytes > STATE_TO_TEXT * textChars) return decide(true, `${words} words beside a mount node and ${scriptBytes} bytes of script`);
-    if (CUSTOM_ELEMENT.test(bodyOf(html)) && scriptBytes > textChars) return decide(true, `${words} words beside custom elements`);
+    if (CUSTOM_ELEMENT.test(body) && scriptBytes > textChars) return decide(true, `${words} words beside custom elements`);
     if (stateBytes > STATE_TO_TEXT * textChars) return decide(true, `${words} words beside an inline state blob of ${stateBytes} bytes`);
   }
   return decide(false, `${whole ? '' : 'at least '}${words} words of static text`);
