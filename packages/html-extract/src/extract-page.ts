@@ -3,7 +3,7 @@ import { renderMarkdown } from './markdown.js';
 import { collectImages } from './page-images.js';
 import { collectLinks } from './page-links.js';
 import { buildMeta, jsonLdArticleBody, parseJsonLd, readMetaSources } from './page-meta.js';
-import { cleanArticle, mainRegion, proseWeight, removeFurniture, removeRepeatedBlocks, sharedWordShare, standfirst, tallyTree, trimTrailingLabels } from './main-region.js';
+import { cleanArticle, mainRegion, removeFurniture, removeRepeatedBlocks, sharedWordShare, standfirst, tallyTree, trimTrailingLabels, weighed } from './main-region.js';
 import { parseDocument } from './parse-document.js';
 import { plainText } from './plain-text.js';
 import { prepareHtml } from './prepare-html.js';
@@ -16,6 +16,14 @@ import { absoluteUrl } from './urls.js';
  * prose-weighted region, or the page without its furniture) is the more faithful one there.
  */
 const MIN_ARTICLE_CHARS = 500;
+/**
+ * Readability's article is the named article body padded with furniture when it has all but a
+ * tenth of the body's words, a third more characters, and its extra characters weigh under a
+ * fifth of a character of prose each (prose around the body, a continued story, weighs ~1).
+ */
+const PADDED_MIN_SHARED = 0.9;
+const PADDED_MIN_RATIO = 1.3;
+const PADDING_MAX_WEIGHT = 0.2;
 /** Longest description made from the text when the page has none. */
 const EXCERPT_CHARS = 300;
 
@@ -91,13 +99,21 @@ function chooseContent(document: Document, prepared: string, articleBody: string
   if (region.score > 0) trimTrailingLabels(region.element);
   const text = plainText(region.element);
   if (readability && readabilityText.length >= MIN_ARTICLE_CHARS) {
-    const readabilityWeight = proseWeight(readability.element);
+    const weight = weighed(readability.element);
+    const readabilityWeight = weight.score;
     // They disagree when Readability's article holds under half of the region's words and the
     // region weighs more than twice as much, or is the page's own article body (by name, or the
     // post under the heading the title names) that Readability passed over.
     const shared = sharedWordShare(text, readabilityText);
     const disagree = shared < 0.5 && ((readabilityWeight > 0 && region.score > 2 * readabilityWeight) || (region.structural && region.score > 0));
-    if (!disagree) return { root: readability.element, text: readabilityText, readability, source: 'readability', tree: copy };
+    // Readability's article can be the page's own article body padded with text that weighs
+    // nothing as prose (a blog's sidebar of "about" boxes, recent posts and categories, or a
+    // category list it took for the post): the region, named as that body, holds nearly all of
+    // Readability's prose in far fewer characters, and is the answer.
+    const { found } = region;
+    const padding = weight.chars - found.chars;
+    const padded = region.structural && region.score > 0 && shared >= PADDED_MIN_SHARED && weight.chars >= PADDED_MIN_RATIO * found.chars && weight.score - found.score < PADDING_MAX_WEIGHT * padding;
+    if (!disagree && !padded) return { root: readability.element, text: readabilityText, readability, source: 'readability', tree: copy };
   }
   if (text) return { root: region.element, text, readability, source: 'region', tree: copy };
   const fallback = fallbackContent(parseDocument(prepared));

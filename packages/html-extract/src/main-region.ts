@@ -226,9 +226,10 @@ export function removeFurniture(root: Element, tallies: Map<Element, Tally>): vo
   visit(root);
 }
 
-/** The weight of an element's blocks, as the region finder weighs them (for comparing candidates). */
-export function proseWeight(el: Element): number {
-  return tallyTree(el, null).get(el)?.score ?? 0;
+/** An element's characters and the weight of its blocks, as the region finder weighs them (for comparing candidates). */
+export function weighed(el: Element): { chars: number; score: number } {
+  const t = tallyTree(el, null).get(el);
+  return { chars: t?.chars ?? 0, score: t?.score ?? 0 };
 }
 
 /** Share of `a`'s words (each occurrence once) that `b` has too: how far two candidates agree. */
@@ -311,6 +312,8 @@ export interface Region {
   score: number;
   /** Whether a structural hint (articleBody names, `<article>`, `<main>`) chose it. */
   structural: boolean;
+  /** The element as found, before the link lists inside it went out (`weighed`). */
+  found: { chars: number; score: number };
 }
 
 /**
@@ -350,7 +353,7 @@ export function mainRegion(body: Element, options: RegionOptions = {}): Region {
     if (!t || t.score < 0.7 * bestScore || t.prose <= (tallies.get(best)?.prose ?? 0)) break;
     best = parent;
   }
-  let region: Region = { element: best, score: tallies.get(best)?.score ?? bestScore, structural: false };
+  let region: Omit<Region, 'found'> = { element: best, score: tallies.get(best)?.score ?? bestScore, structural: false };
   const article = singleArticleBody(tallies);
   if (article) {
     const score = tallies.get(article)!.score;
@@ -404,9 +407,10 @@ function singleArticleBody(tallies: Map<Element, Tally>): Element | null {
   return found;
 }
 
-function finish(region: Region, tallies: Map<Element, Tally>): Region {
+function finish(region: Omit<Region, 'found'>, tallies: Map<Element, Tally>): Region {
+  const found = weighed(region.element);
   removeLinkLists(region.element, tallies);
-  return region;
+  return { ...region, found };
 }
 
 /** The text a reader sees of a node (empty for skipped and hidden elements). */

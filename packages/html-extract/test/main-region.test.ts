@@ -168,4 +168,17 @@ describe('main content beyond Readability', () => {
     expect(out.text).toContain(post);
     expect(out.text).not.toContain('nineteen years');
   });
+  it("takes the page's article body, not Readability's article that pads it with recent posts and a category list", () => {
+    const recent = Array.from({ length: 5 }, (_, i) => `<li><a href="/post/${i}">An earlier post number ${i} on the region</a></li>`).join('');
+    const categories = Array.from({ length: 40 }, (_, i) => `<li><a href="/category/${i}">Topic number ${i}</a> (${i + 3})</li>`).join('');
+    const html = page(
+      `<div id="content"><article><h1>A post on the region</h1>${article(4)}</article>` +
+        `<p>About this blog: leading voices on the region examine its growing importance in global affairs, every week.</p>` +
+        `<h3>Recent posts</h3><ul>${recent}</ul><h3>Categories</h3><ul>${categories}</ul></div>`,
+      '<title>A post on the region</title>',
+    );
+    const out = extractPage(html, URL);
+    expect(out.text).toContain('Paragraph 3 of a long enough article body');
+    expect(out.text).not.toMatch(/Topic number|An earlier post|About this blog/);
+  });
 });
