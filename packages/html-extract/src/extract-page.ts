@@ -115,6 +115,12 @@ function chooseContent(document: Document, prepared: string, articleBody: string
     const padded = region.structural && region.score > 0 && shared >= PADDED_MIN_SHARED && weight.chars >= PADDED_MIN_RATIO * found.chars && weight.score - found.score < PADDING_MAX_WEIGHT * padding;
     if (!disagree && !padded) return { root: readability.element, text: readabilityText, readability, source: 'readability', tree: copy };
   }
+  // The weighing found no box (the region is the whole page: a short post's prose weighs no
+  // more than the blurbs of the site around it), and Readability's short article holds most of
+  // the page's prose weight: that article is the post, not one teaser of a listing.
+  if (readability && readabilityText && region.element === copy && region.score > 0 && weighed(readability.element).score >= 0.5 * region.score) {
+    return { root: readability.element, text: readabilityText, readability, source: 'readability', tree: copy };
+  }
   if (text) return { root: region.element, text, readability, source: 'region', tree: copy };
   const fallback = fallbackContent(parseDocument(prepared));
   return { root: fallback, text: plainText(fallback), readability, source: 'fallback', tree: copy };

@@ -181,4 +181,17 @@ describe('main content beyond Readability', () => {
     expect(out.text).toContain('Paragraph 3 of a long enough article body');
     expect(out.text).not.toMatch(/Topic number|An earlier post|About this blog/);
   });
+  it("takes Readability's short post over the whole page when no box outweighs the site's blurbs around it", () => {
+    const post =
+      'Japan is often associated with robots, and they are probably more advanced in this field than any other nation. What is more uncommon is to see cold-hearted robots practice the delicate art of calligraphy. You can see a few of their works in this post.';
+    const html = page(
+      `<div id="header"><h1>Design Daily, design inspiration and resources</h1></div>` +
+        `<div id="page"><div class="post"><h2>Calligraphy-making robot</h2><div class="postcontent"><p>${post}</p></div></div>` +
+        `<div id="subscribe"><strong>Liked this post?</strong><br><br>Get more by subscribing to the <a href="/feed">rss feed</a>.</div></div>` +
+        `<div id="realfooter"><div class="about">This site is proudly hosted by <a href="/host">a web host</a>, who also provide European web hosting at a fair price.<br>` +
+        `This blog is published by <a href="/me">Jane Doe</a>, a graphic and web designer from Switzerland, who writes about design.</div></div>`,
+      '<title>Calligraphy-making robot</title>',
+    );
+    expect(extractPage(html, URL).text).toBe(post);
+  });
 });
