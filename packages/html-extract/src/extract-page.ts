@@ -105,7 +105,10 @@ function chooseContent(document: Document, prepared: string, articleBody: string
     // region weighs more than twice as much, or is the page's own article body (by name, or the
     // post under the heading the title names) that Readability passed over.
     const shared = sharedWordShare(text, readabilityText);
-    const disagree = shared < 0.5 && ((readabilityWeight > 0 && region.score > 2 * readabilityWeight) || (region.structural && region.score > 0));
+    // The region as it is given: the weighing counted the copies of the article that
+    // removeRepeatedBlocks dropped since (an "article excerpt" tab holding the text again).
+    const regionWeight = weighed(region.element).score;
+    const disagree = shared < 0.5 && ((readabilityWeight > 0 && regionWeight > 2 * readabilityWeight) || (region.structural && region.score > 0));
     // Readability's article can be the page's own article body padded with text that weighs
     // nothing as prose (a blog's sidebar of "about" boxes, recent posts and categories, or a
     // category list it took for the post): the region, named as that body, holds nearly all of

@@ -194,4 +194,16 @@ describe('main content beyond Readability', () => {
     );
     expect(extractPage(html, URL).text).toBe(post);
   });
+  it("weighs the region as it is given, without the second copy of the article that outweighed Readability's article", () => {
+    const notice = (what: string) =>
+      `<p>${what} of this copy are for your personal and non commercial use only and to order copies for your colleagues and clients or customers use the order tool at the bottom of any story or visit our desk online</p>`;
+    const html = page(
+      `<div id="wrap"><div class="supplemental">${notice('Reprints')}${notice('Licensing')}${notice('Permissions')}</div><div class="b"><div class="story">${article(4)}</div></div>` +
+        `<div class="c"><div class="d"><div class="excerpt"><h3>Article excerpt</h3>${article(4)}</div></div></div></div>`,
+      '<title>Home prices</title>',
+    );
+    const out = extractPage(html, URL);
+    expect(out.text).toContain('Paragraph 3 of a long enough article body');
+    expect(out.text).not.toMatch(/Reprints of this copy|Article excerpt/);
+  });
 });
