@@ -98,9 +98,8 @@ function chooseContent(document: Document, prepared: string, articleBody: string
   removeRepeatedBlocks(region.element);
   if (region.score > 0) trimTrailingLabels(region.element);
   const text = plainText(region.element);
-  if (readability && readabilityText.length >= MIN_ARTICLE_CHARS) {
-    const weight = weighed(readability.element);
-    const readabilityWeight = weight.score;
+  const weight = readability ? weighed(readability.element) : null;
+  if (readability && weight && readabilityText.length >= MIN_ARTICLE_CHARS) {
     // They disagree when Readability's article holds under half of the region's words and the
     // region weighs more than twice as much, or is the page's own article body (by name, or the
     // post under the heading the title names) that Readability passed over.
@@ -108,7 +107,7 @@ function chooseContent(document: Document, prepared: string, articleBody: string
     // The region as it is given: the weighing counted the copies of the article that
     // removeRepeatedBlocks dropped since (an "article excerpt" tab holding the text again).
     const regionWeight = weighed(region.element).score;
-    const disagree = shared < 0.5 && ((readabilityWeight > 0 && regionWeight > 2 * readabilityWeight) || (region.structural && region.score > 0));
+    const disagree = shared < 0.5 && ((weight.score > 0 && regionWeight > 2 * weight.score) || (region.structural && region.score > 0));
     // Readability's article can be the page's own article body padded with text that weighs
     // nothing as prose (a blog's sidebar of "about" boxes, recent posts and categories, or a
     // category list it took for the post): the region, named as that body, holds nearly all of
@@ -121,7 +120,7 @@ function chooseContent(document: Document, prepared: string, articleBody: string
   // The weighing found no box (the region is the whole page: a short post's prose weighs no
   // more than the blurbs of the site around it), and Readability's short article holds most of
   // the page's prose weight: that article is the post, not one teaser of a listing.
-  if (readability && readabilityText && region.element === copy && region.score > 0 && weighed(readability.element).score >= 0.5 * region.score) {
+  if (readability && weight && readabilityText && region.element === copy && region.score > 0 && weight.score >= 0.5 * region.score) {
     return { root: readability.element, text: readabilityText, readability, source: 'readability', tree: copy };
   }
   if (text) return { root: region.element, text, readability, source: 'region', tree: copy };
