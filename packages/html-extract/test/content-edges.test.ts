@@ -80,6 +80,12 @@ describe('boilerplate after the article', () => {
     const text = trimmed(`${article(4)}<p>Posted by laurie at September 10, 2012 9:01 AM</p><p>Sign up for our newsletter and get weekly updates!</p><p>Close</p>`);
     expect(text).toContain('Paragraph 3 of a long enough article');
     expect(text).not.toMatch(/Posted by|newsletter|Close/);
+    const blog = trimmed(
+      `${article(4)}<p>TrackBack URL for this entry:</p><p>Listed below are links to weblogs that reference The Morning Wrap:</p>` +
+        `<p>When you join our list we will send you the links to our exclusive free printables, and our new crafts every week.</p>`,
+    );
+    expect(blog).toContain('Paragraph 3 of a long enough article');
+    expect(blog).not.toMatch(/TrackBack|weblogs|join our list/);
   });
 
   it("keeps an author's own closing sentence that asks readers to follow", () => {
