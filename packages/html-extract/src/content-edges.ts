@@ -275,15 +275,46 @@ function cutTrailingListing(lines: Line[], paragraph: boolean[], root: Element):
 }
 
 /**
+ * The same short line many times in a row (a slideshow's title under each of its 80 slides) is
+ * the template's, never the article's. Only copies in a row: an interview's "Anne:", a recipe's
+ * "g" or a guide's "Summary" heading recur with the article's text between them.
+ */
+function cutRepeatedLines(lines: Line[], root: Element): boolean {
+  let cut = false;
+  for (let i = 0; i < lines.length; ) {
+    let end = i + 1;
+    while (end < lines.length && lines[end].text === lines[i].text) end++;
+    if (end - i >= REPEATED_LINE_MIN_COPIES && repeatable(lines[i])) {
+      for (let j = i; j < end; j++) removeLine(lines[j], root);
+      cut = true;
+    }
+    i = end;
+  }
+  return cut;
+}
+const repeatable = (line: Line) => !line.cell && /\p{L}/u.test(line.text) && (kindOf(line) === 'label' || kindOf(line) === 'link');
+/** A title twice (heading and breadcrumb) is not yet the template's. */
+const REPEATED_LINE_MIN_COPIES = 5;
+
+/** Removes a line's text with the elements that hold nothing else. */
+function removeLine(line: Line, root: Element): void {
+  let node: Node = line.first;
+  while (node.parentNode && node.parentNode !== root && (node.parentNode.textContent ?? '').replace(/\s+/g, ' ').trim() === line.text) node = node.parentNode;
+  node.parentNode?.removeChild(node);
+}
+
+/**
  * Cuts the boilerplate left after the article in the chosen content (see the top of the file).
  * Returns whether anything was cut. Linear in the content: one walk for the lines, and each
  * step reads each line a bounded number of times.
  */
 export function trimContentEdges(root: Element): boolean {
-  const lines = linesOf(root);
+  let lines = linesOf(root);
   const count = lines.length;
+  const repeats = cutRepeatedLines(lines, root);
+  if (repeats) lines = linesOf(root);
   cutClosingLines(lines, root);
   const paragraph = lines.map((line, i) => articleParagraph(line, lines[i + 1]));
   if (!cutAtLinkRun(lines, paragraph, root)) cutTrailingListing(lines, paragraph, root);
-  return lines.length < count;
+  return repeats || lines.length < count;
 }

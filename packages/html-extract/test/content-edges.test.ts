@@ -93,6 +93,15 @@ describe('boilerplate after the article', () => {
     expect(text).toContain('follow me on Twitter');
   });
 
+  it('cuts the same short line many times in a row, not a label that recurs between paragraphs', () => {
+    const slides = Array.from({ length: 6 }, () => '<div class="slide"><h3>Election 2012: The best photos</h3><img src="/s.jpg"></div>').join('');
+    const text = trimmed(`${slides}${article(4)}`);
+    expect(text).toContain('Paragraph 3 of a long enough article');
+    expect(text).not.toContain('best photos');
+    const interview = trimmed(Array.from({ length: 6 }, (_, i) => `<p><b>Anne:</b></p><p>Answer ${i} of the interview, in a sentence long enough to read as the article's text.</p>`).join(''));
+    expect(interview.match(/Anne:/g)).toHaveLength(6);
+  });
+
   it('never cuts half the text', () => {
     const many = Array.from({ length: 12 }, (_, i) => `Related headline number ${i} of a long listing`);
     const text = trimmed(`${article(1)}<p>Related stories:</p>${links(many)}`);
