@@ -5,7 +5,9 @@ import { isHidden } from './plain-text.js';
  * furniture steps (main-region.ts) remove what is named as furniture, and this step what is
  * shaped like it. The chosen content is read as lines (the text between block boundaries, as a
  * reader sees them), each a link line, a label, a teaser or other text; the cuts below go from
- * one line to the end of the content, never half its text.
+ * one line to the end of the content, never half its text. Two cuts elsewhere: a menu or staff
+ * list that opens the content before the first paragraph, and the same short line many times in
+ * a row.
  */
 
 /** Elements that start and end a line (as in main-region.ts, plus `<br>`: lines of links between breaks are lines). */
@@ -304,6 +306,33 @@ function removeLine(line: Line, root: Element): void {
 }
 
 /**
+ * A run of eight link lines or labels or more that opens the content, before the article's first
+ * paragraph: a site's menu, a staff list of names and titles. Headings end the run (the title
+ * and the article's own headings stay), and so do a line of text and a label with figures (a
+ * recipe's times, a book's ISBN and price, a date: the article's facts box), so a short list
+ * of links or a facts box before the first paragraph stays. Never half the text.
+ */
+function cutLeadingRun(lines: Line[], paragraph: boolean[], root: Element): boolean {
+  let end = 0;
+  while (end < lines.length && !paragraph[end] && !lines[end].heading && menuOrName(lines[end])) end++;
+  if (end < LEADING_RUN_MIN_LINES || end >= lines.length || !paragraph.slice(end).includes(true)) return false;
+  let total = 0;
+  let cut = 0;
+  for (let i = 0; i < lines.length; i++) {
+    total += lines[i].chars;
+    if (i < end) cut += lines[i].chars;
+  }
+  if (cut >= MAX_CUT_SHARE * total) return false;
+  for (let node: Node | null = lines[end].first; node && node !== root; node = node.parentNode) while (node.previousSibling) node.previousSibling.remove();
+  lines.splice(0, end);
+  paragraph.splice(0, end);
+  return true;
+}
+const LEADING_RUN_MIN_LINES = 8;
+/** A link line, or a label without figures: a label with figures is a fact ("Prep 15 min", "ISBN: 978…", a date). */
+const menuOrName = (line: Line) => kindOf(line) === 'link' || (kindOf(line) === 'label' && !/\d/.test(line.text));
+
+/**
  * Cuts the boilerplate left after the article in the chosen content (see the top of the file).
  * Returns whether anything was cut. Linear in the content: one walk for the lines, and each
  * step reads each line a bounded number of times.
@@ -315,6 +344,7 @@ export function trimContentEdges(root: Element): boolean {
   if (repeats) lines = linesOf(root);
   cutClosingLines(lines, root);
   const paragraph = lines.map((line, i) => articleParagraph(line, lines[i + 1]));
+  const leading = cutLeadingRun(lines, paragraph, root);
   if (!cutAtLinkRun(lines, paragraph, root)) cutTrailingListing(lines, paragraph, root);
-  return repeats || lines.length < count;
+  return repeats || leading || lines.length < count;
 }

@@ -102,6 +102,17 @@ describe('boilerplate after the article', () => {
     expect(interview.match(/Anne:/g)).toHaveLength(6);
   });
 
+  it('cuts a menu or a staff list that opens the content before the first paragraph, not a facts box or the title', () => {
+    const staff = ['Andrew Ramonas', 'Lobbying Reporter', 'David Brown', 'Editor in Chief', 'Jenna Greene', 'Senior Reporter', 'Tony Mauro', 'Supreme Court Correspondent'];
+    const text = trimmed(`${staff.map((s) => `<p>${s}</p>`).join('')}<h2>The Morning Wrap</h2>${article(4)}`);
+    expect(text).toContain('The Morning Wrap');
+    expect(text).not.toMatch(/Ramonas|Reporter/);
+    const facts = ['Book info:', 'ISBN: 9783453580565', 'Pages: 448', 'Publisher: Heyne', 'Price: 12,99 €', 'Series: Love is War', 'Volume 1: Desire', 'Volume 2: Longing'];
+    const review = trimmed(`${facts.map((s) => `<p>${s}</p>`).join('')}${article(4)}`);
+    expect(review).toContain('ISBN: 9783453580565');
+    expect(review).toContain('Volume 2: Longing');
+  });
+
   it('never cuts half the text', () => {
     const many = Array.from({ length: 12 }, (_, i) => `Related headline number ${i} of a long listing`);
     const text = trimmed(`${article(1)}<p>Related stories:</p>${links(many)}`);
