@@ -186,7 +186,7 @@ const CLOSING = new RegExp(
   [
     String.raw`\b(?:subscribe to (?:our|the) (?:newsletter|mailing list|e-?mail)|sign up (?:for|to) (?:our|the)|newsletters?|e-?mail (?:updates|alerts)|free updates|to your inbox`,
     String.raw`trackbacks?|responses to this entry|(?:we)?blogs that reference|join our (?:list|mailing list|newsletter)|follow us|like us|abonnier\w*|folgen sie uns|abonnez|inscrivez|suivez-nous|suscr[ií]b\w*|s[ií]guenos|subskrybuj|obserwuj nas|zapisz się)\b`,
-    String.raw`^posted by\b|^this (?:entry|post) was (?:posted|filed)|^filed under`,
+    String.raw`^posted by\b|^this (?:entry|post) was (?:posted|filed)|^filed under|^about the author\b`,
   ].join('|'),
   'i',
 );

@@ -88,6 +88,12 @@ describe('boilerplate after the article', () => {
     expect(blog).not.toMatch(/TrackBack|weblogs|join our list/);
   });
 
+  it('cuts an "About the Author" box that closes a post', () => {
+    const text = trimmed(`${article(4)}<p>About the Author: Derek is the marketing guy at a theme shop, and he writes about design and the psychology of selling.</p>`);
+    expect(text).toContain('Paragraph 3 of a long enough article');
+    expect(text).not.toContain('About the Author');
+  });
+
   it("keeps an author's own closing sentence that asks readers to follow", () => {
     const text = trimmed(`${article(4)}<p>Stay tuned for next week! In the meantime, follow me on Twitter and subscribe to the RSS feed.</p>`);
     expect(text).toContain('follow me on Twitter');
