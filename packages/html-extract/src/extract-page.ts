@@ -1,3 +1,4 @@
+import { trimContentEdges } from './content-edges.js';
 import { fallbackContent, keepMathJaxFormulas, readabilityContent, type MainContent } from './main-content.js';
 import { renderMarkdown } from './markdown.js';
 import { collectImages } from './page-images.js';
@@ -51,12 +52,14 @@ interface ContentResult {
 }
 
 /**
- * Main content: the candidates compared (chooseContent), and the article's standfirst put back
- * in front when it sits with the heading, outside the element chosen.
+ * Main content: the candidates compared (chooseContent), the boilerplate left after the article
+ * cut (content-edges.ts), and the article's standfirst put back in front when it sits with the
+ * heading, outside the element chosen.
  */
 function mainContent(document: Document, prepared: string, articleBody: string | undefined): ContentResult {
   const { tree, ...chosen } = chooseContent(document, prepared, articleBody);
   if (chosen.source === 'fallback' || !chosen.text) return chosen;
+  if (trimContentEdges(chosen.root)) chosen.text = plainText(chosen.root);
   // The standfirst sits with the heading, outside the element either candidate chose.
   const dek = standfirst(tree, chosen.text);
   if (!dek || chosen.root.contains(dek)) return chosen;
