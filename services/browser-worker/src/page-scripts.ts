@@ -17,6 +17,8 @@ export interface PageActivity {
   lastActivityAt: number;
   /** Whether anything happened since the document arrived (DOMContentLoaded). */
   activeSinceArrival: boolean;
+  /** Milliseconds since the load event ended when nothing happened after it, else -1 (not loaded yet, or active since). */
+  quietSinceLoadMs: number;
   /** Elements given to an IntersectionObserver plus scroll and wheel listeners: what scrolling can set off. */
   scrollWatchers: number;
 }
@@ -132,7 +134,10 @@ export function installPageHooks(): void {
       const now = performance.now();
       let dueWithin = 0;
       for (const dueAt of pendingTimers.values()) if (dueAt <= now + withinMs) dueWithin++;
-      return { pendingRequests, pendingTimers: dueWithin, quietForMs: now - lastActivityAt, now, lastActivityAt, activeSinceArrival: lastActivityAt > arrivedAt, scrollWatchers };
+      // What load handlers inserted was observed before loadEventEnd (microtasks run after each handler).
+      const loadEnd = (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.loadEventEnd ?? 0;
+      const quietSinceLoadMs = loadEnd > 0 && lastActivityAt <= loadEnd ? now - loadEnd : -1;
+      return { pendingRequests, pendingTimers: dueWithin, quietForMs: now - lastActivityAt, now, lastActivityAt, activeSinceArrival: lastActivityAt > arrivedAt, quietSinceLoadMs, scrollWatchers };
     },
     enumerable: false,
   });
@@ -144,7 +149,7 @@ export function installPageHooks(): void {
  */
 export function pageActivity(withinMs: number): PageActivity {
   const read = (window as unknown as { __gleanerActivity?: (withinMs: number) => PageActivity }).__gleanerActivity;
-  return read ? read(withinMs) : { pendingRequests: 0, pendingTimers: 0, quietForMs: Number.POSITIVE_INFINITY, now: performance.now(), lastActivityAt: 0, activeSinceArrival: false, scrollWatchers: 0 };
+  return read ? read(withinMs) : { pendingRequests: 0, pendingTimers: 0, quietForMs: Number.POSITIVE_INFINITY, now: performance.now(), lastActivityAt: 0, activeSinceArrival: false, quietSinceLoadMs: -1, scrollWatchers: 0 };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page, Request, Response } from 'playwright-core';
 import { isHtmlType, isPlainTextType, mediaTypeOf } from '@gleaner/safe-fetch';
 import { REFUSED_HEADER, type ProxyRefusal } from './filtering-proxy.js';
-import { installPageHooks, pageActivity, renderedHtml, scrollDown } from './page-scripts.js';
+import { installPageHooks, pageActivity, renderedHtml, scrollDown, type PageActivity } from './page-scripts.js';
 
 export interface RenderRequest {
   url: string;
@@ -46,8 +46,10 @@ export class RenderFailure extends Error {
 const QUIET_MS = 100;
 /**
  * The same for a page where nothing at all happened since DOMContentLoaded, through its load
- * event, with nothing pending (most static pages): it has shown that it is not filling itself
- * in, and two frames are enough for anything a load handler queued without a timer or request.
+ * event, or nothing since its load event ended, with nothing pending (most pages): it is not
+ * filling itself in (what its scripts did before load was done by then, and what they still wait
+ * for is a request or timer, which holds the wait), and two frames are enough for anything a
+ * load handler queued without a timer or request.
  */
 const ARRIVED_QUIET_MS = 35;
 const POLL_MS = 50;
@@ -110,7 +112,8 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
     enter('load', 'waiting for the page to settle');
     await loadedOrAfter(page, Math.min(settings.settleMs, left()));
     enter('quiet', step);
-    await settle(page, Math.min(settings.settleMs, left()), inflight);
+    // The last reading of the page's activity, when nothing ran since: it tells whether the page watches scrolling.
+    let lastReading = await settle(page, Math.min(settings.settleMs, left()), inflight);
 
     if (request.waitForSelector) {
       enter('selector', `waiting for wait_for_selector '${request.waitForSelector}'`);
@@ -124,15 +127,16 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
       }, request.waitForSelector);
       if (!valid) throw new RenderFailure('E009', `wait_for_selector '${request.waitForSelector}' is not a valid CSS selector`);
       await page.waitForSelector(`css=${request.waitForSelector}`, { state: 'attached' });
-      await settle(page, Math.min(settings.settleMs, left()), inflight);
+      lastReading = await settle(page, Math.min(settings.settleMs, left()), inflight);
     }
     if (request.waitForMs) {
       enter('wait', `waiting wait_for (${request.waitForMs} ms)`);
       await page.waitForTimeout(request.waitForMs);
+      lastReading = null;
     }
 
     enter('scroll', 'scrolling for lazy content');
-    const watched = (await page.evaluate(pageActivity, 0)).scrollWatchers > 0;
+    const watched = (lastReading ?? (await page.evaluate(pageActivity, 0))).scrollWatchers > 0;
     for (let stepsLeft = watched ? settings.scrollSteps : 0; stepsLeft > 0; ) {
       const mark = await page.evaluate(() => performance.now());
       const scrolled = await page.evaluate(scrollDown, stepsLeft);
@@ -218,17 +222,30 @@ function trackRequests(page: Page): () => number {
  * would end anyway) and nothing happened for QUIET_MS, or, with `since` (page time), nothing
  * happened since then; at most `capMs`.
  */
-async function settle(page: Page, capMs: number, inflight: () => number, since?: number): Promise<void> {
+async function settle(page: Page, capMs: number, inflight: () => number, since?: number): Promise<PageActivity | null> {
   const until = Date.now() + capMs;
+  let a: PageActivity | null = null;
   while (Date.now() < until) {
-    const a = await page.evaluate(pageActivity, until - Date.now());
-    const quietMs = a.activeSinceArrival ? QUIET_MS : ARRIVED_QUIET_MS;
-    const quiet = a.quietForMs >= quietMs || (since !== undefined && a.lastActivityAt < since);
+    a = await page.evaluate(pageActivity, until - Date.now());
+    const left = quietLeftMs(a);
+    const quiet = left <= 0 || (since !== undefined && a.lastActivityAt < since);
     const busy = a.pendingRequests > 0 || a.pendingTimers > 0 || inflight() > 0;
-    if (quiet && !busy) return;
+    if (quiet && !busy) return a;
     // When only the quiet time is missing, look again as soon as it has passed.
-    await sleep(Math.min(busy ? POLL_MS : quietMs - a.quietForMs, POLL_MS, until - Date.now()));
+    await sleep(Math.min(busy ? POLL_MS : left, POLL_MS, until - Date.now()));
   }
+  // At the cap: the page may have changed during the last sleep.
+  return null;
+}
+
+/**
+ * How much longer the page must stay as it is to count as quiet: ARRIVED_QUIET_MS after it
+ * arrived or after its load event when nothing happened since, else QUIET_MS after its last activity.
+ */
+export function quietLeftMs(a: Pick<PageActivity, 'quietForMs' | 'activeSinceArrival' | 'quietSinceLoadMs'>): number {
+  if (!a.activeSinceArrival) return ARRIVED_QUIET_MS - a.quietForMs;
+  if (a.quietSinceLoadMs >= 0) return Math.min(ARRIVED_QUIET_MS - a.quietSinceLoadMs, QUIET_MS - a.quietForMs);
+  return QUIET_MS - a.quietForMs;
 }
 
 function hostPort(url: string): ProxyRefusal | null {

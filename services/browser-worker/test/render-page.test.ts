@@ -3,7 +3,7 @@ import { createLogger } from '@gleaner/platform';
 import { extractPage } from '@gleaner/html-extract';
 import { FilteringProxy } from '../src/filtering-proxy.js';
 import { ManagedBrowser } from '../src/managed-browser.js';
-import { RenderFailure, renderPage, type RenderRequest, type RenderSettings } from '../src/render-page.js';
+import { quietLeftMs, RenderFailure, renderPage, type RenderRequest, type RenderSettings } from '../src/render-page.js';
 import { startPageServer } from '../../../tests/support/page-server.js';
 import { RENDERING_FIXTURES, renderingFixtureRoutes } from '../../../tests/support/rendering-fixtures.js';
 import { wordF1 } from '../../../tests/support/word-f1.js';
@@ -30,6 +30,15 @@ beforeAll(async () => {
       const timer = setInterval(() => s.write('<p>more</p>'), 300);
       s.on('close', () => clearInterval(timer));
     },
+    // Busy until its load event (a slow async script fills it in), then a load handler queues more: a timer and a fetch.
+    '/busy-until-load': (_q, s) =>
+      s.writeHead(200, { 'content-type': 'text/html' }).end(`<p>Arrived.</p><script async src="/slow-filler.js"></script>
+<script>addEventListener('load', () => {
+  setTimeout(() => document.body.append('Inserted by a timer armed at load.'), 400);
+  fetch('/note.txt').then((r) => r.text()).then((t) => document.body.append(t));
+});</script>`),
+    '/slow-filler.js': (_q, s) => void setTimeout(() => s.writeHead(200, { 'content-type': 'text/javascript' }).end("document.body.append('Filled in before load.');"), 300),
+    '/note.txt': (_q, s) => void setTimeout(() => s.writeHead(200, { 'content-type': 'text/plain' }).end('Fetched at load.'), 300),
     '/missing': (_q, s) => s.writeHead(404, { 'content-type': 'text/html' }).end('<p>no</p>'),
     '/to-file': (_q, s) => s.writeHead(302, { location: 'file:///etc/passwd' }).end(),
     '/reaches-out': (_q, s) =>
@@ -67,6 +76,24 @@ describe('client-rendered fixtures', () => {
       expect(page.statusCode).toBe(200);
     }, 40_000);
   }
+});
+
+describe('quiet wait', () => {
+  it('ends two frames after a load event that nothing followed, even on a page busy until then', () => {
+    expect(quietLeftMs({ activeSinceArrival: true, quietSinceLoadMs: 40, quietForMs: 40 })).toBeLessThanOrEqual(0);
+    expect(quietLeftMs({ activeSinceArrival: true, quietSinceLoadMs: 10, quietForMs: 12 })).toBe(25);
+    // Active after its load event: 100 ms without activity.
+    expect(quietLeftMs({ activeSinceArrival: true, quietSinceLoadMs: -1, quietForMs: 40 })).toBe(60);
+    // Nothing at all since DOMContentLoaded: two frames.
+    expect(quietLeftMs({ activeSinceArrival: false, quietSinceLoadMs: -1, quietForMs: 10 })).toBe(25);
+  });
+
+  it('still waits for the timers and requests a load handler starts', async () => {
+    const page = await render({ url: `${site.url}/busy-until-load`, timeoutMs: 10_000 });
+    expect(page.html).toContain('Filled in before load.');
+    expect(page.html).toContain('Inserted by a timer armed at load.');
+    expect(page.html).toContain('Fetched at load.');
+  });
 });
 
 describe('budget and failures', () => {
