@@ -294,7 +294,11 @@ function cutRepeatedLines(lines: Line[], root: Element): boolean {
   }
   return cut;
 }
-const repeatable = (line: Line) => !line.cell && /\p{L}/u.test(line.text) && (kindOf(line) === 'label' || kindOf(line) === 'link');
+/**
+ * Labels only: the same link text in a row ("PDF", "link", "Download") usually points at
+ * different pages, each an item of the article's own list.
+ */
+const repeatable = (line: Line) => !line.cell && /\p{L}/u.test(line.text) && kindOf(line) === 'label';
 /** A title twice (heading and breadcrumb) is not yet the template's. */
 const REPEATED_LINE_MIN_COPIES = 5;
 
