@@ -1,3 +1,4 @@
+import { BLOCK_TAGS, SKIP_TAGS } from './main-region.js';
 import { isHidden } from './plain-text.js';
 
 /**
@@ -10,17 +11,10 @@ import { isHidden } from './plain-text.js';
  * a row.
  */
 
-/** Elements that start and end a line (as in main-region.ts, plus `<br>`: lines of links between breaks are lines). */
-const BLOCK_TAGS = new Set([
-  'ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BODY', 'BR', 'CAPTION', 'CENTER', 'DD', 'DETAILS', 'DIALOG', 'DIR', 'DIV', 'DL', 'DT',
-  'FIELDSET', 'FIGCAPTION', 'FIGURE', 'FOOTER', 'FORM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HEADER', 'HGROUP', 'HR', 'HTML', 'LEGEND',
-  'LI', 'MAIN', 'MENU', 'NAV', 'OL', 'P', 'PRE', 'SECTION', 'SUMMARY', 'TABLE', 'TBODY', 'TD', 'TH', 'THEAD', 'TFOOT', 'TR', 'UL',
-]);
-/** Never text (as in plainText). */
-const SKIP_TAGS = new Set([
-  'SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'HEAD', 'TITLE', 'OBJECT', 'EMBED', 'CANVAS', 'IMG', 'VIDEO', 'AUDIO', 'MAP',
-  'IFRAME', 'BUTTON', 'SELECT', 'INPUT', 'TEXTAREA',
-]);
+/** Elements that start and end a line: main-region's blocks, plus `<br>` (lines of links between breaks are lines). */
+const LINE_TAGS = new Set([...BLOCK_TAGS, 'BR']);
+/** Never text of a line: main-region's, plus form controls (a search box's "Go" is no label). */
+const NOT_TEXT_TAGS = new Set([...SKIP_TAGS, 'BUTTON', 'SELECT', 'INPUT', 'TEXTAREA']);
 const ELEMENT = 1;
 const TEXT = 3;
 const HEADING = /^H[1-6]$/;
@@ -67,8 +61,8 @@ function linesOf(root: Element): Line[] {
       if (child.nodeType !== ELEMENT) continue;
       const childEl = child as Element;
       const tag = childEl.tagName.toUpperCase();
-      if (SKIP_TAGS.has(tag) || isHidden(childEl)) continue;
-      if (!BLOCK_TAGS.has(tag)) {
+      if (NOT_TEXT_TAGS.has(tag) || isHidden(childEl)) continue;
+      if (!LINE_TAGS.has(tag)) {
         visit(childEl, link);
         continue;
       }

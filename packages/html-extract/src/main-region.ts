@@ -2,13 +2,13 @@ import { FURNITURE_TAGS, furnitureName, namedAsArticleBody, namedAsComments } fr
 import { isHidden } from './plain-text.js';
 
 /** Elements whose text is a paragraph (a block) of its own; everything else is inline. */
-const BLOCK_TAGS = new Set([
+export const BLOCK_TAGS = new Set([
   'ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BODY', 'CAPTION', 'CENTER', 'DD', 'DETAILS', 'DIALOG', 'DIR', 'DIV', 'DL', 'DT',
   'FIELDSET', 'FIGCAPTION', 'FIGURE', 'FOOTER', 'FORM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HEADER', 'HGROUP', 'HR', 'HTML', 'LEGEND',
   'LI', 'MAIN', 'MENU', 'NAV', 'OL', 'P', 'PRE', 'SECTION', 'SUMMARY', 'TABLE', 'TBODY', 'TD', 'TH', 'THEAD', 'TFOOT', 'TR', 'UL',
 ]);
 /** Never text (as in plainText). */
-const SKIP_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'HEAD', 'TITLE', 'OBJECT', 'EMBED', 'CANVAS', 'IMG', 'VIDEO', 'AUDIO', 'MAP', 'IFRAME']);
+export const SKIP_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'HEAD', 'TITLE', 'OBJECT', 'EMBED', 'CANVAS', 'IMG', 'VIDEO', 'AUDIO', 'MAP', 'IFRAME']);
 const ELEMENT = 1;
 const TEXT = 3;
 
