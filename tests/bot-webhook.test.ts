@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createLogger } from '@gleaner/platform';
 import { loadBotConnectorConfig, startBotConnector, type RunningService } from '@gleaner/bot-connector';
@@ -42,6 +42,10 @@ afterAll(async () => {
   await fake?.close();
   await deleteKeysWithPrefix(prefix);
 });
+
+// A fault a test queued and its call did not use (a call that ended at its deadline before its
+// second lookup) must not answer the next test's first request.
+afterEach(() => fake?.clearFaults());
 
 /** Request ids of the bot calls answered in this file; each call's job is named after its id. */
 const answeredRequestIds = new Set<string>();
