@@ -29,6 +29,7 @@ interface Line {
   cell: boolean;
   /** Its first text node: cutting from the line removes this node and everything after it. */
   first: Node;
+  kind: Kind;
 }
 
 /** The lines of `root` in reading order, in one walk. */
@@ -41,7 +42,10 @@ function linesOf(root: Element): Line[] {
   let dataRows = 0;
   const flush = () => {
     const text = parts.join(' ').replace(/\s+/g, ' ').trim();
-    if (text && first) lines.push({ text, chars: text.length, linkChars: Math.min(linkChars, text.length), heading: headings > 0, cell: dataRows > 0, first });
+    if (text && first) {
+      const line = { text, chars: text.length, linkChars: Math.min(linkChars, text.length), heading: headings > 0, cell: dataRows > 0, first };
+      lines.push({ ...line, kind: kindOf(line) });
+    }
     parts = [];
     linkChars = 0;
     first = null;
@@ -95,7 +99,7 @@ const SENTENCE_END = /[.!?]$/;
 
 type Kind = 'link' | 'label' | 'teaser' | 'other';
 
-function kindOf(line: Line): Kind {
+function kindOf(line: Omit<Line, 'kind'>): Kind {
   if (line.linkChars >= LINK_LINE_SHARE * line.chars) return 'link';
   // A data table's cells are content however short; a table of links only is a menu.
   if (line.cell) return 'other';
@@ -154,14 +158,7 @@ const LISTING_MIN_TEASERS = 3;
  * of link lists is what it is). Images and empty wrappers before the line stay.
  */
 function cutFrom(lines: Line[], from: number, root: Element): boolean {
-  if (from <= 0 || from >= lines.length) return false;
-  let total = 0;
-  let cut = 0;
-  for (let i = 0; i < lines.length; i++) {
-    total += lines[i].chars;
-    if (i >= from) cut += lines[i].chars;
-  }
-  if (cut >= MAX_CUT_SHARE * total) return false;
+  if (from <= 0 || from >= lines.length || !underHalf(lines, from, lines.length)) return false;
   const start = lines[from].first;
   for (let node: Node | null = start; node && node !== root; node = node.parentNode) while (node.nextSibling) node.nextSibling.remove();
   start.parentNode?.removeChild(start);
@@ -169,6 +166,17 @@ function cutFrom(lines: Line[], from: number, root: Element): boolean {
   return true;
 }
 const MAX_CUT_SHARE = 0.5;
+
+/** Whether lines `start` to `end` (exclusive) hold under half the content's text. */
+function underHalf(lines: Line[], start: number, end: number): boolean {
+  let total = 0;
+  let cut = 0;
+  for (let i = 0; i < lines.length; i++) {
+    total += lines[i].chars;
+    if (i >= start && i < end) cut += lines[i].chars;
+  }
+  return cut < MAX_CUT_SHARE * total;
+}
 
 /**
  * Calls to subscribe or follow and "Posted by … at …" lines that close the content (with labels
@@ -192,7 +200,7 @@ function cutClosingLines(lines: Line[], root: Element): void {
   let from = -1;
   for (let i = lines.length - 1; i > 0 && lines.length - i <= CLOSING_MAX_LINES; i--) {
     if (closing(lines[i])) from = i;
-    else if (kindOf(lines[i]) !== 'label' && kindOf(lines[i]) !== 'link') break;
+    else if (lines[i].kind !== 'label' && lines[i].kind !== 'link') break;
   }
   if (from > 0) cutFrom(lines, from, root);
 }
@@ -204,7 +212,7 @@ function cutClosingLines(lines: Line[], root: Element): void {
  * list in the middle of the article with its text going on after it, is no such run.
  */
 function cutAtLinkRun(lines: Line[], paragraph: boolean[], root: Element): boolean {
-  const kinds = lines.map(kindOf);
+  const kinds = lines.map((line) => line.kind);
   let proseTotal = 0;
   for (let i = 0; i < lines.length; i++) if (paragraph[i]) proseTotal += lines[i].chars;
   // Sentences from each line on: lines of text that end like one (not a headline, not a
@@ -245,7 +253,7 @@ const LINK_RUN_MAX_SENTENCES_AFTER = 3;
 function cutTrailingListing(lines: Line[], paragraph: boolean[], root: Element): void {
   const last = paragraph.lastIndexOf(true);
   if (last < 0) return;
-  const kinds = lines.map(kindOf);
+  const kinds = lines.map((line) => line.kind);
   let from = lines.length;
   while (from - 1 > last && kinds[from - 1] !== 'other') from--;
   if (from >= lines.length) return;
@@ -292,7 +300,7 @@ function cutRepeatedLines(lines: Line[], root: Element): boolean {
  * Labels only: the same link text in a row ("PDF", "link", "Download") usually points at
  * different pages, each an item of the article's own list.
  */
-const repeatable = (line: Line) => !line.cell && /\p{L}/u.test(line.text) && kindOf(line) === 'label';
+const repeatable = (line: Line) => !line.cell && /\p{L}/u.test(line.text) && line.kind === 'label';
 /** A title twice (heading and breadcrumb) is not yet the template's. */
 const REPEATED_LINE_MIN_COPIES = 5;
 
@@ -313,14 +321,7 @@ function removeLine(line: Line, root: Element): void {
 function cutLeadingRun(lines: Line[], paragraph: boolean[], root: Element): boolean {
   let end = 0;
   while (end < lines.length && !paragraph[end] && !lines[end].heading && menuOrName(lines[end])) end++;
-  if (end < LEADING_RUN_MIN_LINES || end >= lines.length || !paragraph.slice(end).includes(true)) return false;
-  let total = 0;
-  let cut = 0;
-  for (let i = 0; i < lines.length; i++) {
-    total += lines[i].chars;
-    if (i < end) cut += lines[i].chars;
-  }
-  if (cut >= MAX_CUT_SHARE * total) return false;
+  if (end < LEADING_RUN_MIN_LINES || end >= lines.length || !paragraph.slice(end).includes(true) || !underHalf(lines, 0, end)) return false;
   for (let node: Node | null = lines[end].first; node && node !== root; node = node.parentNode) while (node.previousSibling) node.previousSibling.remove();
   lines.splice(0, end);
   paragraph.splice(0, end);
@@ -328,7 +329,7 @@ function cutLeadingRun(lines: Line[], paragraph: boolean[], root: Element): bool
 }
 const LEADING_RUN_MIN_LINES = 8;
 /** A link line, or a label without figures: a label with figures is a fact ("Prep 15 min", "ISBN: 978…", a date). */
-const menuOrName = (line: Line) => kindOf(line) === 'link' || (kindOf(line) === 'label' && !/\d/.test(line.text));
+const menuOrName = (line: Line) => line.kind === 'link' || (line.kind === 'label' && !/\d/.test(line.text));
 
 /**
  * Cuts the boilerplate left after the article in the chosen content (see the top of the file).
