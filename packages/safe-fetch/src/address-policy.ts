@@ -126,12 +126,3 @@ export function guardedAgents(policy: AddressPolicy): { http: RequestFilteringHt
   return { http: new GuardedHttpAgent(policy, options), https: new GuardedHttpsAgent(policy, options) };
 }
 
-/**
- * A TCP connection to `host:port` under the policy, judged exactly as a fetch's connections are:
- * a literal IP before connecting, a name on every address it resolves to, when connecting. For
- * tunnels (the browser-worker's proxy answering CONNECT); a refusal arrives as the socket's
- * 'error', which `toFetchError` maps to 'blocked_address'.
- */
-export function connectGuarded(host: string, port: number, policy: AddressPolicy): net.Socket {
-  return guardedAgents(policy).http.createConnection({ host, port }) as net.Socket;
-}

@@ -28,6 +28,15 @@ function timeoutError(e: ErrorLike, err: unknown): FetchError {
   return new FetchError('timeout', `timed out${ms ? ` after ${ms} ms` : ''} waiting for ${phase}`, undefined, { cause: err });
 }
 
+/**
+ * Whether a connection's error is the address policy's refusal (toFetchError's 'blocked_address'),
+ * told without building a FetchError: the browser-worker's proxy asks for every failed connection.
+ */
+export function isAddressRefusal(err: unknown): boolean {
+  const e = (typeof err === 'object' && err !== null ? err : {}) as ErrorLike;
+  return e.code === BLOCKED_ADDRESS_CODE || FILTERING_AGENT_REFUSAL.test(e.message ?? '');
+}
+
 /** Maps got's errors, the filtering agent's refusals and socket errors to our kinds. */
 export function toFetchError(err: unknown): FetchError {
   if (err instanceof FetchError) return err;
@@ -35,7 +44,7 @@ export function toFetchError(err: unknown): FetchError {
   if (err instanceof Error && err.cause instanceof FetchError) return err.cause;
   const e = (typeof err === 'object' && err !== null ? err : { message: String(err) }) as ErrorLike;
   const message = e.message ?? 'unknown error';
-  if (e.code === BLOCKED_ADDRESS_CODE || FILTERING_AGENT_REFUSAL.test(message)) {
+  if (isAddressRefusal(e)) {
     return new FetchError('blocked_address', `the host ${PRIVATE_ADDRESS_REFUSED}`, undefined, { cause: err });
   }
   if (/UNIX (domain )?socket/i.test(message)) return new FetchError('invalid_url', 'UNIX socket URLs are not allowed', undefined, { cause: err });

@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, LookupFunction, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { connectGuarded, guardedAgents, hostOf, toFetchError, type AddressPolicy } from '@gleaner/safe-fetch';
+import { guardedAgents, hostOf, isAddressRefusal, toFetchError, type AddressPolicy } from '@gleaner/safe-fetch';
+import { cachingLookup } from './dns-cache.js';
 
 /** A connection the proxy refused, for the renderer (was it the page itself?) and the metrics. */
 export interface ProxyRefusal {
@@ -40,18 +41,21 @@ function authorityOf(target: string | undefined): ProxyRefusal | null {
  * it; QUIC and WebRTC are off, so nothing leaves another way). Each connection is judged by
  * safe-fetch's address policy on the address actually connected to, after resolving the name
  * here, so a URL check that DNS rebinding could fool is never the only check: plain-HTTP requests
- * (absolute-form) through the guarded agents, tunnels (CONNECT: https, wss, ws) through
- * `connectGuarded`. Anything that is not http(s) or a tunnel is refused.
+ * (absolute-form) and tunnels (CONNECT: https, wss, ws) alike through safe-fetch's guarded agent
+ * (one for the proxy's life: it pools nothing, keep-alive is off), names through a caching
+ * resolver (dns-cache.ts). Anything that is not http(s) or a tunnel is refused.
  *
  * `refuseAll` makes a sink for the browser's own background traffic (its launch-level proxy):
  * nothing a page did not ask for leaves the worker.
  */
 export class FilteringProxy extends EventEmitter<{ refused: [ProxyRefusal] }> {
   private readonly sockets = new Set<Duplex>();
+  private readonly lookup: LookupFunction = cachingLookup();
 
   private constructor(
     private readonly server: http.Server,
     readonly url: string,
+    private readonly agent: http.Agent,
   ) {
     super();
   }
@@ -62,10 +66,10 @@ export class FilteringProxy extends EventEmitter<{ refused: [ProxyRefusal] }> {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
-    const proxy = new FilteringProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const proxy = new FilteringProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, guardedAgents(policy).http);
     server.on('connection', (socket) => proxy.track(socket));
-    server.on('request', (req, res) => (refuseAll ? proxy.refuse(res, null) : proxy.forward(req, res, policy)));
-    server.on('connect', (req, socket: Socket, head) => (refuseAll ? socket.destroy() : proxy.tunnel(req, socket, head, policy)));
+    server.on('request', (req, res) => (refuseAll ? proxy.refuse(res, null) : proxy.forward(req, res)));
+    server.on('connect', (req, socket: Socket, head) => (refuseAll ? socket.destroy() : proxy.tunnel(req, socket, head)));
     // Chromium tunnels websockets with CONNECT; an Upgrade in absolute form is not expected.
     server.on('upgrade', (_req, socket: Socket) => socket.destroy());
     return proxy;
@@ -83,7 +87,7 @@ export class FilteringProxy extends EventEmitter<{ refused: [ProxyRefusal] }> {
     res.end('refused: the address is not allowed');
   }
 
-  private forward(req: http.IncomingMessage, res: http.ServerResponse, policy: AddressPolicy): void {
+  private forward(req: http.IncomingMessage, res: http.ServerResponse): void {
     let url: URL;
     try {
       url = new URL(req.url ?? '');
@@ -99,7 +103,8 @@ export class FilteringProxy extends EventEmitter<{ refused: [ProxyRefusal] }> {
       path: `${url.pathname}${url.search}`,
       headers: withoutHopByHop(req.rawHeaders),
       setHost: false,
-      agent: guardedAgents(policy).http,
+      agent: this.agent,
+      lookup: this.lookup,
     });
     upstream.on('response', (answer) => {
       res.writeHead(answer.statusCode ?? 502, withoutHopByHop(answer.rawHeaders));
@@ -107,7 +112,7 @@ export class FilteringProxy extends EventEmitter<{ refused: [ProxyRefusal] }> {
       answer.on('error', () => res.destroy());
     });
     upstream.on('error', (err) => {
-      if (toFetchError(err).kind === 'blocked_address') return this.refuse(res, target);
+      if (isAddressRefusal(err)) return this.refuse(res, target);
       if (res.headersSent) return void res.destroy();
       // The connection stays open for Chromium's next request: most of a page's failed hosts
       // (names that do not resolve) would otherwise cost it a new connection each.
@@ -117,10 +122,11 @@ export class FilteringProxy extends EventEmitter<{ refused: [ProxyRefusal] }> {
     req.pipe(upstream);
   }
 
-  private tunnel(req: http.IncomingMessage, client: Socket, head: Buffer, policy: AddressPolicy): void {
+  private tunnel(req: http.IncomingMessage, client: Socket, head: Buffer): void {
     const target = authorityOf(req.url);
     if (!target) return void client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-    const upstream = connectGuarded(target.host, target.port, policy);
+    // The agent's connection: a literal IP judged before connecting, a name on every address it resolves to.
+    const upstream = this.agent.createConnection({ host: target.host, port: target.port, lookup: this.lookup }) as Socket;
     this.track(upstream);
     let connected = false;
     upstream.once('connect', () => {
@@ -132,7 +138,7 @@ export class FilteringProxy extends EventEmitter<{ refused: [ProxyRefusal] }> {
     });
     upstream.on('error', (err) => {
       if (connected) return void client.destroy();
-      const refused = toFetchError(err).kind === 'blocked_address';
+      const refused = isAddressRefusal(err);
       if (refused) this.emit('refused', target);
       client.end(refused ? `HTTP/1.1 403 Forbidden\r\n${REFUSED_HEADER}: refused\r\n\r\n` : 'HTTP/1.1 502 Bad Gateway\r\n\r\n');
     });

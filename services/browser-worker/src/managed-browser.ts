@@ -29,6 +29,12 @@ const PLAYWRIGHT_DISABLED_FEATURES = [
 ];
 
 /**
+ * Blink settings playwright-core (1.65) passes in headless mode (a desktop's hover and pointer).
+ * As with features, Chromium keeps only the last --blink-settings: launchArgs repeats these in ours.
+ */
+const PLAYWRIGHT_BLINK_SETTINGS = ['primaryHoverType=2', 'availableHoverTypes=2', 'primaryPointerType=4', 'availablePointerTypes=4'];
+
+/**
  * Flags for Debian's Chromium in a container: no sandbox (no user namespaces), no GPU, and none
  * of its own background traffic (updates, sync, field trials), which on a closed network floods
  * it with retries. QUIC off and WebRTC limited to proxied connections: both would leave by UDP,
@@ -57,6 +63,13 @@ export const CHROMIUM_ARGS = [
   `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup'].join(',')}`,
 ];
 
+/** CHROMIUM_ARGS and `extraArgs`, their --blink-settings merged into one with Playwright's. */
+export function launchArgs(extraArgs: readonly string[] = []): string[] {
+  const BLINK = '--blink-settings=';
+  const blink = extraArgs.filter((a) => a.startsWith(BLINK)).flatMap((a) => a.slice(BLINK.length).split(','));
+  return [...CHROMIUM_ARGS, ...extraArgs.filter((a) => !a.startsWith(BLINK)), ...(blink.length ? [`${BLINK}${[...PLAYWRIGHT_BLINK_SETTINGS, ...blink].join(',')}`] : [])];
+}
+
 /** Chromium died under a page (killed, out of memory): the page is worth rendering again. */
 export class BrowserCrashedError extends Error {
   constructor(message = 'Chromium exited while rendering the page') {
@@ -69,6 +82,8 @@ export interface ManagedBrowserOptions {
   executablePath: string;
   /** Proxy for Chromium's own traffic (the refusing sink); pages get theirs per context. */
   launchProxy: string;
+  /** Flags added to CHROMIUM_ARGS (the resource types Chromium is told not to load: blockingFlags). */
+  extraArgs?: readonly string[];
   recycleAfterPages: number;
   memoryLimitMb: number;
   idleMs: number;
@@ -200,7 +215,7 @@ export class ManagedBrowser {
     const before = new Set(this.chromiumChildren());
     const browser = await chromium.launch({
       executablePath: this.options.executablePath,
-      args: CHROMIUM_ARGS,
+      args: launchArgs(this.options.extraArgs),
       proxy: { server: this.options.launchProxy },
       // Playwright's own signal handlers would close Chromium before our ordered shutdown ran.
       handleSIGINT: false,

@@ -32,7 +32,8 @@ export interface PageActivity {
  *   that keep re-arming themselves (carousels, polling) stop counting after three generations,
  *   for good (the generation is carried on past the third, or a loop polling every 50 ms for a
  *   script that never came would count again every fourth round and never let the page be
- *   quiet), and long ones (over 5 s) never count: waiting for them is `wait_for`'s job.
+ *   quiet), long ones (over 5 s) never count: waiting for them is `wait_for`'s job, and neither
+ *   do the fallback timeouts head scripts set (see headFallback).
  */
 export function installPageHooks(): void {
   const w = window as unknown as Record<string, unknown>;
@@ -46,6 +47,7 @@ export function installPageHooks(): void {
   }
   const SHORT_TIMER_MS = 5_000;
   const MAX_GENERATION = 3;
+  const HEAD_FALLBACK_MS = 1_000;
   let lastActivityAt = performance.now();
   let pendingRequests = 0;
   /** Counted timers by id, with when they are due (performance.now()). */
@@ -61,7 +63,12 @@ export function installPageHooks(): void {
     const ms = Number(delay) || 0;
     const childGeneration = generation + 1;
     if (typeof handler !== 'function' || ms > SHORT_TIMER_MS) return realSetTimeout(handler as TimerHandler, delay, ...args);
-    const counted = childGeneration <= MAX_GENERATION;
+    // A timer of a second or more set by a script in the head, before the body exists, is a
+    // fallback: a web-font loader's or an A/B test's anti-flicker timeout (3-4 s) that reveals
+    // the page by a class name if nothing else did sooner. It changes no content; waiting for it
+    // would hold the page seconds for nothing.
+    const headFallback = ms >= HEAD_FALLBACK_MS && generation === 0 && !document.body;
+    const counted = childGeneration <= MAX_GENERATION && !headFallback;
     const id: unknown = realSetTimeout(() => {
       pendingTimers.delete(id);
       const outer = generation;

@@ -7,6 +7,7 @@ import type { BrowserWorkerConfig } from './config.js';
 import { FilteringProxy } from './filtering-proxy.js';
 import { ManagedBrowser } from './managed-browser.js';
 import { createRenderProcessor } from './processors/render.js';
+import { blockingFlags } from './render-page.js';
 
 export type { RunningService } from '@gleaner/worker-runtime';
 
@@ -29,6 +30,7 @@ export async function startBrowserWorker(config: BrowserWorkerConfig, logger: Lo
   const browser = new ManagedBrowser({
     executablePath: config.CHROMIUM_PATH,
     launchProxy: sink.url,
+    extraArgs: blockingFlags(config.BROWSER_BLOCKED_RESOURCES),
     recycleAfterPages: config.BROWSER_RECYCLE_PAGES,
     memoryLimitMb: config.BROWSER_MEMORY_LIMIT_MB,
     idleMs: config.BROWSER_IDLE_MS,

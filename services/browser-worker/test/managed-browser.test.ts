@@ -33,12 +33,16 @@ async function pageOn(browser: ManagedBrowser): Promise<number> {
 }
 
 it('renders pages in one Chromium with its processes counted, and replaces it after BROWSER_RECYCLE_PAGES pages', async () => {
-  const browser = managed({ recycleAfterPages: 2 });
+  const browser = managed({ recycleAfterPages: 2, extraArgs: ['--blink-settings=imagesEnabled=false'] });
   const first = await pageOn(browser);
-  // Chromium keeps the last --disable-features only: ours must still hold every one playwright-core passes before it.
-  const [playwrights, ours] = fs.readFileSync(`/proc/${first}/cmdline`, 'utf8').split('\0').filter((a) => a.startsWith('--disable-features=')).map((a) => a.slice('--disable-features='.length).split(','));
+  // Chromium keeps the last --disable-features and --blink-settings only: ours must still hold every one playwright-core passes before it.
+  const commandLine = fs.readFileSync(`/proc/${first}/cmdline`, 'utf8').split('\0');
+  const listsOf = (flag: string) => commandLine.filter((a) => a.startsWith(flag)).map((a) => a.slice(flag.length).split(','));
+  const [playwrights, ours] = listsOf('--disable-features=');
   expect(ours).toEqual(expect.arrayContaining(playwrights));
   expect(ours).toEqual(expect.arrayContaining(['WebUIOmniboxPopup']));
+  const [playwrightsBlink, oursBlink] = listsOf('--blink-settings=');
+  expect(oursBlink).toEqual(expect.arrayContaining([...playwrightsBlink, 'imagesEnabled=false']));
   expect(first).toBeGreaterThan(0);
   expect(browser.processIds().length).toBeGreaterThan(1); // the browser process and its children
   expect(browser.memory().pssMb).toBeGreaterThan(20);

@@ -3,7 +3,7 @@ import { createLogger } from '@gleaner/platform';
 import { extractPage } from '@gleaner/html-extract';
 import { FilteringProxy } from '../src/filtering-proxy.js';
 import { ManagedBrowser } from '../src/managed-browser.js';
-import { quietLeftMs, RenderFailure, renderPage, type RenderRequest, type RenderSettings } from '../src/render-page.js';
+import { blockingFlags, quietLeftMs, RenderFailure, renderPage, type RenderRequest, type RenderSettings } from '../src/render-page.js';
 import { startPageServer } from '../../../tests/support/page-server.js';
 import { RENDERING_FIXTURES, renderingFixtureRoutes } from '../../../tests/support/rendering-fixtures.js';
 import { wordF1 } from '../../../tests/support/word-f1.js';
@@ -23,13 +23,22 @@ beforeAll(async () => {
   site = await startPageServer({
     ...renderingFixtureRoutes(),
     '/photo.png': (_q, s) => s.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(10)),
-    '/with-image': (_q, s) => s.writeHead(200, { 'content-type': 'text/html' }).end('<p>An image: <img src="/photo.png" alt="photo"></p>'),
+    '/background.png': (_q, s) => s.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(10)),
+    '/face.woff2': (_q, s) => s.writeHead(200, { 'content-type': 'font/woff2' }).end(Buffer.alloc(10)),
+    '/clip.mp4': (_q, s) => s.writeHead(200, { 'content-type': 'video/mp4' }).end(Buffer.alloc(10)),
+    '/with-image': (_q, s) =>
+      s.writeHead(200, { 'content-type': 'text/html' }).end(`<style>@font-face { font-family: Face; src: url(/face.woff2); } body { font-family: Face; background: url(/background.png); }</style>
+<p>An image: <img src="/photo.png" alt="photo"></p><video src="/clip.mp4" preload="auto" autoplay muted></video>`),
     '/endless': (_q, s) => {
       s.writeHead(200, { 'content-type': 'text/html' });
       s.write('<html><body><p>This page never finishes arriving.</p>');
       const timer = setInterval(() => s.write('<p>more</p>'), 300);
       s.on('close', () => clearInterval(timer));
     },
+    // A web-font loader's fallback in the head (reveals the text after 3 s if the fonts never came), and a body script's own 1.2 s timer that fills the page in.
+    '/head-fallback': (_q, s) =>
+      s.writeHead(200, { 'content-type': 'text/html' }).end(`<html class="wf-loading"><head><script>setTimeout(() => { document.documentElement.className = 'wf-inactive'; }, 3000);</script></head>
+<body><p>Arrived.</p><script>setTimeout(() => document.body.append('Filled in by a body timer.'), 1200);</script></body></html>`),
     // Busy until its load event (a slow async script fills it in), then a load handler queues more: a timer and a fetch.
     '/busy-until-load': (_q, s) =>
       s.writeHead(200, { 'content-type': 'text/html' }).end(`<p>Arrived.</p><script async src="/slow-filler.js"></script>
@@ -49,7 +58,7 @@ setTimeout(() => { location.href = 'file:///etc/passwd'; }, 50); setTimeout(() =
   });
   proxy = await FilteringProxy.start({ allowPrivateNetworks: true });
   sink = await FilteringProxy.start({ allowPrivateNetworks: false }, { refuseAll: true });
-  browser = new ManagedBrowser({ executablePath: '/usr/bin/chromium', launchProxy: sink.url, recycleAfterPages: 100, memoryLimitMb: 2000, idleMs: 60_000, logger: createLogger('browser-test', 'error') });
+  browser = new ManagedBrowser({ executablePath: '/usr/bin/chromium', launchProxy: sink.url, extraArgs: blockingFlags(settings.blockedResources), recycleAfterPages: 100, memoryLimitMb: 2000, idleMs: 60_000, logger: createLogger('browser-test', 'error') });
 }, 30_000);
 
 afterAll(async () => {
@@ -94,6 +103,12 @@ describe('quiet wait', () => {
     expect(page.html).toContain('Inserted by a timer armed at load.');
     expect(page.html).toContain('Fetched at load.');
   });
+
+  it("does not wait for a head script's fallback timeout, but does for a body script's timer", async () => {
+    const page = await render({ url: `${site.url}/head-fallback`, timeoutMs: 10_000 });
+    expect(page.html).toContain('Filled in by a body timer.');
+    expect(page.html).toContain('class="wf-loading"'); // done before the fallback's 3 s
+  });
 });
 
 describe('budget and failures', () => {
@@ -119,10 +134,11 @@ describe('budget and failures', () => {
     await expect(render({ url: `${site.url}/download`, timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'E008', message: expect.stringMatching(/unsupported content type/) });
   });
 
-  it('does not load images', async () => {
-    const before = site.hits['/photo.png'] ?? 0;
+  it('does not load images (CSS ones too), fonts or media', async () => {
+    const resources = ['/photo.png', '/background.png', '/face.woff2', '/clip.mp4'];
+    const before = resources.map((path) => site.hits[path] ?? 0);
     const page = await render({ url: `${site.url}/with-image`, timeoutMs: 10_000 });
     expect(page.html).toContain('/photo.png');
-    expect(site.hits['/photo.png'] ?? 0).toBe(before);
+    expect(resources.map((path) => site.hits[path] ?? 0)).toEqual(before);
   });
 });
