@@ -13,6 +13,9 @@
  *           images/fonts/media (the bare script loads them: on these pages nearly all are on
  *           hosts that fail at once), waiting for the page to go quiet, auto-scroll, the DOM
  *           read, the HTML stored in Redis and the job's round trip
+ * Each round also prints where a page's time went on each side (mean ms a page per step; the
+ * worker's steps are those renderPage times, its context made before them and the job's Redis
+ * round trips after them are not counted).
  * Sides are run in rounds (bare, worker at 1, then at 2, …) so that load from others on the
  * machine weighs on both. Memory: peak, sampled every 200 ms, of the worker process plus its
  * Chromium processes, as RSS summed (shared pages counted once per process) and as PSS summed
@@ -54,7 +57,21 @@ interface Side {
   pagesPerMinute: number;
   peakRssMb: number;
   peakPssMb: number;
+  /** Mean ms a page in each step (the worker's from its debug log line of each page). */
+  steps: Record<string, number>;
 }
+
+/** Adds the time since its last call to `into[step]`. */
+function stepTimer(into: Record<string, number>): (step: string) => void {
+  let last = Date.now();
+  return (step) => {
+    into[step] = (into[step] ?? 0) + Date.now() - last;
+    last = Date.now();
+  };
+}
+
+const meanSteps = (sums: Record<string, number>, pages: number) => Object.fromEntries(Object.entries(sums).map(([step, ms]) => [step, Math.round(ms / pages)]));
+const printSteps = (steps: Record<string, number>) => Object.entries(steps).map(([step, ms]) => `${step} ${ms}`).join(', ');
 
 /** Peak memory of `pids()` while `work` runs, sampled every 200 ms. */
 async function withPeakMemory<T>(pids: () => number[], work: () => Promise<T>): Promise<{ value: T; peakRssMb: number; peakPssMb: number }> {
@@ -80,18 +97,26 @@ async function bareScript(urls: string[], concurrency: number): Promise<void> {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, NAMES_FAIL_AT_ONCE] });
   try {
     const queue = [...urls];
+    const stepMs: Record<string, number> = {};
     const started = Date.now();
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
         for (let url = queue.shift(); url; url = queue.shift()) {
+          const lap = stepTimer(stepMs);
           const context = await browser.newContext();
+          lap('context');
           const page = await context.newPage();
+          lap('page');
           await page.goto(url, { timeout: 60_000 }).catch(() => undefined);
+          lap('goto');
           await page.content();
+          lap('content');
           await context.close();
+          lap('close');
         }
       }),
     );
+    console.log(`bare steps ${JSON.stringify(stepMs)}`);
     console.log(`bare done in ${Date.now() - started} ms`);
   } finally {
     await browser.close();
@@ -108,15 +133,17 @@ async function bare(urls: string[], concurrency: number): Promise<Side> {
   const chromiumPids = () => processTree([proc.child.pid!]).filter((p) => p !== proc.child.pid);
   try {
     const { value: line, peakRssMb, peakPssMb } = await withPeakMemory(chromiumPids, () => proc.waitFor(/bare done in \d+ ms/, 900_000));
-    return { pagesPerMinute: (urls.length / Number(/\d+/.exec(line)![0])) * 60_000, peakRssMb, peakPssMb };
+    const steps = meanSteps(JSON.parse(/bare steps (.*)/.exec(proc.output())![1]) as Record<string, number>, urls.length);
+    return { pagesPerMinute: (urls.length / Number(/\d+/.exec(line)![0])) * 60_000, peakRssMb, peakPssMb, steps };
   } finally {
     await proc.kill();
   }
 }
 
 async function worker(urls: string[], concurrency: number): Promise<Side & { failed: number; launches: number }> {
-  // MALLOC_ARENA_MAX as the image and `pnpm start` run every service (infra/Dockerfile).
-  const env = { REDIS_URL, GLEANER_REDIS_PREFIX: prefix, GLEANER_SECRET: SECRET, NODE_ENV: 'production', LOG_LEVEL: 'info', GLEANER_ALLOW_PRIVATE_NETWORKS: 'true', BROWSER_CONCURRENCY: String(concurrency), MALLOC_ARENA_MAX: '2' };
+  // MALLOC_ARENA_MAX as the image and `pnpm start` run every service (infra/Dockerfile). At debug
+  // level the worker logs each page's step times (one line a page).
+  const env = { REDIS_URL, GLEANER_REDIS_PREFIX: prefix, GLEANER_SECRET: SECRET, NODE_ENV: 'production', LOG_LEVEL: 'debug', GLEANER_ALLOW_PRIVATE_NETWORKS: 'true', BROWSER_CONCURRENCY: String(concurrency), MALLOC_ARENA_MAX: '2' };
   const proc: ServiceProcess = startServiceOnSimulatedInternet('browser-worker', env, NO_NAMES);
   const producer = new QueueProducer(renderQueue, { redisUrl: REDIS_URL, prefix });
   const redis = new Redis(REDIS_URL);
@@ -138,8 +165,15 @@ async function worker(urls: string[], concurrency: number): Promise<Side & { fai
     });
     const elapsed = Date.now() - started;
     const launches = (proc.output().match(/Chromium started/g) ?? []).length;
+    const stepSums: Record<string, number> = {};
+    const rendered = proc
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"page rendered"') && line.includes(`"requestId":"${run}-`))
+      .map((line) => (JSON.parse(line) as { stepMs: Record<string, number> }).stepMs);
+    for (const stepMs of rendered) for (const [step, ms] of Object.entries(stepMs)) stepSums[step] = (stepSums[step] ?? 0) + ms;
     await Promise.all(urls.map((_, i) => pages.take(`${run}-${i}`)));
-    return { pagesPerMinute: (urls.length / elapsed) * 60_000, peakRssMb, peakPssMb, failed: outcomes.filter((o) => o.outcome !== 'completed').length, launches };
+    return { pagesPerMinute: (urls.length / elapsed) * 60_000, peakRssMb, peakPssMb, steps: meanSteps(stepSums, rendered.length), failed: outcomes.filter((o) => o.outcome !== 'completed').length, launches };
   } finally {
     await producer.close();
     redis.disconnect();
@@ -166,6 +200,7 @@ async function main(): Promise<void> {
           `concurrency ${concurrency}, round ${round}: bare ${b.pagesPerMinute.toFixed(0)} pages/min (Chromium peak RSS ${b.peakRssMb} MB, PSS ${b.peakPssMb} MB) | ` +
             `browser-worker ${w.pagesPerMinute.toFixed(0)} pages/min${w.failed ? `, ${w.failed} failed` : ''}, ${w.launches} Chromium launches (worker + Chromium peak RSS ${w.peakRssMb} MB, PSS ${w.peakPssMb} MB) | ratio ${(w.pagesPerMinute / b.pagesPerMinute).toFixed(2)}x`,
         );
+        console.log(`  mean ms a page: bare ${printSteps(b.steps)} | browser-worker ${printSteps(w.steps)}`);
       }
       const sorted = [...ratios].sort((a, b) => a - b);
       const mid = Math.floor(sorted.length / 2);
