@@ -54,12 +54,12 @@ function tooLarge(maxBytes: number): FetchError {
   return new FetchError('too_large', `the response is larger than ${limit}`);
 }
 
-/** 30 s, 2.5 s, 0.3 s: a deadline under a second is not "0 s". */
-const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+/** 30 s, 2.5 s, 0.3 s: a deadline under a second is not "0 s". How every budget and deadline is worded in an error. */
+export const secondsText = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 /** The deadline passed: what callers show as "target did not answer within 30 s". */
 export function deadlineError(deadlineMs: number, cause?: unknown): FetchError {
-  return new FetchError('deadline', `target did not answer within ${seconds(deadlineMs)}`, undefined, { cause });
+  return new FetchError('deadline', `target did not answer within ${secondsText(deadlineMs)}`, undefined, { cause });
 }
 
 function refusalFor(statusCode: number, headers: IncomingHttpHeaders, body: Buffer): FetchError | undefined {

@@ -1,5 +1,5 @@
 import type { BrowserContext, Page, Request, Response } from 'playwright-core';
-import { isHtmlType, isPlainTextType, mediaTypeOf } from '@gleaner/safe-fetch';
+import { isHtmlType, isPlainTextType, mediaTypeOf, secondsText } from '@gleaner/safe-fetch';
 import { REFUSED_HEADER, type ProxyRefusal } from './filtering-proxy.js';
 import { installPageHooks, pageActivity, renderedHtml, scrollDown, type PageActivity } from './page-scripts.js';
 
@@ -56,7 +56,6 @@ const POLL_MS = 50;
 /** Longest wait for lazy content after one round of scrolling. */
 const SCROLL_SETTLE_MS = 1_500;
 
-const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /** Resource types that stay open by design: they never make a page "still loading". */
@@ -161,7 +160,7 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
   } catch (err) {
     if (expired) {
       const what = step === 'loading the page' ? 'the page did not finish loading' : `rendering did not finish (${step})`;
-      throw new RenderFailure('E008', `${what} within its ${seconds(request.timeoutMs)} budget`);
+      throw new RenderFailure('E008', `${what} within its ${secondsText(request.timeoutMs)} budget`);
     }
     throw err;
   } finally {

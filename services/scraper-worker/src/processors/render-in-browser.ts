@@ -1,8 +1,7 @@
-import type { FetchedPage } from '@gleaner/safe-fetch';
+import { secondsText, type FetchedPage } from '@gleaner/safe-fetch';
 import { renderQueue, type RenderJob, type ScrapeJob } from '@gleaner/queues';
 import { JobFailure } from '@gleaner/worker-runtime';
 import type { ScrapeProcessorDeps } from './deps.js';
-import { seconds } from './extraction-budget.js';
 
 /** Margin per render attempt beyond its budget: launching Chromium, storing the HTML. */
 const ATTEMPT_MARGIN_MS = 5_000;
@@ -39,7 +38,7 @@ export async function renderInBrowser(deps: ScrapeProcessorDeps, payload: Scrape
     const outcome = await deps.renders.waitForFinish(added, ttlMs);
     if (outcome.outcome === 'timeout') {
       await deps.renders.queue.remove(payload.requestId).catch(() => undefined);
-      throw new JobFailure('E008', `no browser-worker rendered the page within ${seconds(ttlMs)}`, false);
+      throw new JobFailure('E008', `no browser-worker rendered the page within ${secondsText(ttlMs)}`, false);
     }
     if (outcome.outcome === 'failed') throw renderFailure(outcome.reason);
     const html = await deps.renderedPages.take(payload.requestId);

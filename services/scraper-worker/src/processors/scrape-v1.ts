@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { fetchPage, type FetchedPage } from '@gleaner/safe-fetch';
+import { fetchPage, secondsText, type FetchedPage } from '@gleaner/safe-fetch';
 import type { PageExtraction } from '@gleaner/html-extract';
 import type { ScrapeV1Job } from '@gleaner/queues';
 import type { ScrapeV1Result } from '@gleaner/record-views';
@@ -8,7 +8,7 @@ import { ThreadTaskError } from '@gleaner/platform';
 import type { ExtractTask } from '../extract-thread.js';
 import type { ScrapeProcessorDeps } from './deps.js';
 import { v1FetchFailure } from './fetch-failures.js';
-import { overBudget, seconds } from './extraction-budget.js';
+import { overBudget } from './extraction-budget.js';
 import { runLlm } from './llm.js';
 
 /** SPEC: v1 reads pages up to 5 MB and does not run JavaScript. */
@@ -37,8 +37,8 @@ async function selectInThread(deps: ScrapeProcessorDeps, task: Extract<ExtractTa
     timer = setTimeout(() => overrun.abort(failure), ms);
   };
   const onProgress = (phase: unknown) => {
-    if (phase === 'parsing') arm(parseMs, new JobFailure('500', `parsing the page exceeded its ${seconds(parseMs)} budget`, false));
-    else if (phase === 'selecting') arm(selectorMs, new JobFailure('400', `selector evaluation exceeded its ${seconds(selectorMs)} budget`, false));
+    if (phase === 'parsing') arm(parseMs, new JobFailure('500', `parsing the page exceeded its ${secondsText(parseMs)} budget`, false));
+    else if (phase === 'selecting') arm(selectorMs, new JobFailure('400', `selector evaluation exceeded its ${secondsText(selectorMs)} budget`, false));
   };
   try {
     // The pool's own budget only backs up the phase timers (a thread that never reports).

@@ -1,12 +1,12 @@
 import type { Job } from 'bullmq';
-import { fetchPage, type FetchedPage } from '@gleaner/safe-fetch';
+import { fetchPage, secondsText, type FetchedPage } from '@gleaner/safe-fetch';
 import type { PageExtraction } from '@gleaner/html-extract';
 import type { ScrapeJob } from '@gleaner/queues';
 import { scrapeImmediateBody, type ScrapeRecord, type ScrapeResult } from '@gleaner/record-views';
 import { JobFailure, runRecordedJob } from '@gleaner/worker-runtime';
 import type { ExtractTask } from '../extract-thread.js';
 import type { ScrapeProcessorDeps } from './deps.js';
-import { overBudget, seconds } from './extraction-budget.js';
+import { overBudget } from './extraction-budget.js';
 import { scrapeFetchFailure } from './fetch-failures.js';
 import { runLlm } from './llm.js';
 import { decideRendering } from '../render-decision.js';
@@ -24,7 +24,7 @@ async function extract(deps: ScrapeProcessorDeps, page: FetchedPage, markdown: b
   try {
     return await deps.extractPool.run<ExtractTask, PageExtraction>({ task: 'page', html: page.body, url: page.finalUrl, markdown, budgetMs }, budgetMs + 1_000, undefined, undefined, accountId);
   } catch (err) {
-    if (overBudget(err)) throw new JobFailure('E008', `content extraction exceeded its ${seconds(budgetMs)} budget`, false);
+    if (overBudget(err)) throw new JobFailure('E008', `content extraction exceeded its ${secondsText(budgetMs)} budget`, false);
     throw new JobFailure('E008', `content extraction failed: ${(err as Error).message}`, false);
   }
 }
