@@ -3,6 +3,8 @@ import type { LookupFunction } from 'node:net';
 
 type Answer = { err: NodeJS.ErrnoException | null; addresses: dns.LookupAddress[] };
 type Callback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+/** A caller waiting for a name's answer, in the form it asked for. */
+type Waiter = (answer: Answer) => void;
 
 /** Answers kept: long enough for the pages rendered back to back that share their hosts (CDNs, ads). */
 const ANSWER_TTL_MS = 60_000;
@@ -22,11 +24,11 @@ const MAX_NAMES = 2_000;
  */
 export function cachingLookup(now: () => number = Date.now): LookupFunction {
   const answers = new Map<string, { answer: Answer; until: number }>();
-  const pending = new Map<string, Callback[]>();
+  const pending = new Map<string, Waiter[]>();
 
   const deliver = (answer: Answer, options: dns.LookupOptions, callback: Callback) => {
-    const wanted = options.family === 4 || options.family === 6 ? answer.addresses.filter((a) => a.family === options.family) : answer.addresses;
     if (answer.err) return callback(answer.err, options.all ? [] : '');
+    const wanted = options.family === 4 || options.family === 6 ? answer.addresses.filter((a) => a.family === options.family) : answer.addresses;
     if (wanted.length === 0) return callback(Object.assign(new Error(`no IPv${options.family} address`), { code: 'ENODATA' }), options.all ? [] : '');
     if (options.all) callback(null, wanted);
     else callback(null, wanted[0].address, wanted[0].family);
@@ -36,12 +38,13 @@ export function cachingLookup(now: () => number = Date.now): LookupFunction {
     const callback = (typeof options === 'function' ? options : maybeCallback) as Callback;
     const opts: dns.LookupOptions = typeof options === 'object' && options !== null ? options : {};
     const name = hostname.toLowerCase();
+    const answerCaller: Waiter = (answer) => deliver(answer, opts, callback);
     const kept = answers.get(name);
-    if (kept && kept.until > now()) return process.nextTick(() => deliver(kept.answer, opts, callback));
+    if (kept && kept.until > now()) return process.nextTick(answerCaller, kept.answer);
     const waiting = pending.get(name);
-    if (waiting) return void waiting.push((err, addresses) => deliver({ err, addresses: addresses as dns.LookupAddress[] }, opts, callback));
-    const callbacks: Callback[] = [(err, addresses) => deliver({ err, addresses: addresses as dns.LookupAddress[] }, opts, callback)];
-    pending.set(name, callbacks);
+    if (waiting) return void waiting.push(answerCaller);
+    const waiters = [answerCaller];
+    pending.set(name, waiters);
     // Every address, whatever the caller asked for: one answer serves both families and `all`.
     dns.lookup(name, { all: true, hints: opts.hints }, (err, addresses) => {
       pending.delete(name);
@@ -53,7 +56,7 @@ export function cachingLookup(now: () => number = Date.now): LookupFunction {
         // Oldest first in a Map: past the bound, the name kept longest goes.
         if (answers.size > MAX_NAMES) answers.delete(answers.keys().next().value!);
       }
-      for (const cb of callbacks) cb(answer.err, answer.addresses);
+      for (const waiter of waiters) waiter(answer);
     });
   }) as unknown as LookupFunction;
 }
