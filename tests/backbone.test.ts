@@ -125,11 +125,11 @@ describe('the 20-second window', () => {
     // The gateway sends the record and the job together on one connection. Its socket is held
     // (corked) here while both are sent: had the job gone out on a connection of its own, the
     // worker would take it at once and find no record ("request record missing", dropped).
-    const { redis, producers, stores, recordEndings } = h.gateway.deps;
+    const { redis, producers, stores } = h.gateway.deps;
     const socket = (redis as unknown as { stream: NodeJS.WritableStream & { cork(): void; uncork(): void } }).stream;
     const requestId = newRequestId();
     socket.cork();
-    const submitted = submitAndWait(stores, recordEndings, {
+    const submitted = submitAndWait(stores, h.gateway.deps, {
       family: 'scrape',
       requestId,
       accountId: b.accountId,

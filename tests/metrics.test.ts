@@ -9,7 +9,7 @@ import { html, startPageServer } from './support/page-server.js';
 import { jsonLines, REPO_ROOT, settledWithin, startService, type ServiceProcess } from './support/processes.js';
 import { parsePrometheusText, samplesOf, sumOf, type PromSample } from './support/prometheus.js';
 import { DisposableRedis, freePort } from './support/redis-server.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
+import { deleteKeysWithPrefix, testPrefix, testRedis } from './support/redis.js';
 import { GatewayHarness } from './support/gateway.js';
 import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
 
@@ -68,7 +68,7 @@ beforeAll(async () => {
   const outagePort = await freePort();
   outageWorker = { process: startService('webhook-dispatcher', { ...env, REDIS_URL: outageRedis.url, HEALTH_PORT: String(outagePort) }), url: `http://127.0.0.1:${outagePort}` };
 
-  const redis = new Redis(TEST_REDIS_URL);
+  const redis = testRedis();
   try {
     const stores = createStores(redis, prefix, env.GLEANER_SECRET);
     const account = await stores.accounts.createAccount('metrics-account');

@@ -1,14 +1,15 @@
-import { TEST_REDIS_URL } from './redis.js';
+import { testRedisSettings } from './redis.js';
 
 /**
- * Environment for services under test: isolated Redis prefix, private networks allowed (local
+ * Environment for services under test: the suite's Redis (a Cluster or Sentinel group under
+ * GLEANER_TEST_REDIS_MODE), isolated Redis prefix, private networks allowed (local
  * stand-ins). Tests submit as one account, and many count on a worker's whole concurrency, so the
  * per-account cap is lifted here; tests of fair sharing (tenant-isolation.test.ts) delete the entry
  * to run with the default.
  */
 export function serviceEnv(prefix: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    REDIS_URL: TEST_REDIS_URL,
+    ...testRedisSettings(),
     GLEANER_REDIS_PREFIX: prefix,
     NODE_ENV: 'test',
     GLEANER_SECRET: 'test-secret-0123456789abcdef',

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { AccountRequests } from './account-requests.js';
 import { AccountStore } from './accounts.js';
 import { ApiKeyGate } from './api-key-gate.js';

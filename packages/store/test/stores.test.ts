@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { newRequestId } from '@gleaner/platform';
 import { createStores, ENDED_NOTICE_MAX_CHARS, RateLimiter, RecordEndings, RenderedRecords, WindowBudget, type Stores } from '../src/index.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from '../../../tests/support/redis.js';
+import { deleteKeysWithPrefix, testPrefix, testRedis } from '../../../tests/support/redis.js';
 
 const prefix = testPrefix('store');
 let redis: Redis;
 let stores: Stores;
 
 beforeAll(() => {
-  redis = new Redis(TEST_REDIS_URL);
+  redis = testRedis();
   stores = createStores(redis, prefix, 'test-secret-0123456789abcdef');
 });
 
@@ -140,9 +140,9 @@ describe('request record updates', () => {
   });
 
   it("writes a record it has just read or written without reading it again, and still sees another process's change", async () => {
-    const worker = new Redis(TEST_REDIS_URL);
+    const worker = testRedis();
     const workerStores = createStores(worker, prefix, 'test-secret-0123456789abcdef');
-    const other = new Redis(TEST_REDIS_URL);
+    const other = testRedis();
     const otherProcess = createStores(other, prefix, 'test-secret-0123456789abcdef');
     const reads = jest.spyOn(worker, 'get');
     try {
@@ -209,7 +209,7 @@ describe('record endings', () => {
   let subscriber: Redis;
   let endings: RecordEndings;
   beforeAll(async () => {
-    subscriber = new Redis(TEST_REDIS_URL, { retryStrategy: () => 50 });
+    subscriber = testRedis();
     endings = new RecordEndings(subscriber, stores.records, prefix);
     await endings.start();
   });
@@ -217,7 +217,7 @@ describe('record endings', () => {
 
   it('hands a waiter the record the moment it ends, whole when small and read back when large, and once only', async () => {
     const notices: string[] = [];
-    const listener = new Redis(TEST_REDIS_URL);
+    const listener = testRedis();
     await listener.subscribe(`${prefix}:record-endings`);
     listener.on('message', (_channel: string, message: string) => notices.push(message));
     const small = newRequestId();
@@ -373,7 +373,7 @@ describe('window budget', () => {
   it('takes several units all or nothing, shares them across clients, and takes back what was given back', async () => {
     // A day-long window: the test never straddles a boundary in practice.
     const budget = new WindowBudget(redis, prefix, 86_400);
-    const other = new Redis(TEST_REDIS_URL);
+    const other = testRedis();
     try {
       const replica = new WindowBudget(other, prefix, 86_400);
       const first = await budget.take('bot-requests:t1', 10, 6);

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Job } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { createLogger, newRequestId } from '@gleaner/platform';
 import type { QueueProducer, WebhookJob } from '@gleaner/queues';
 import { createStores, type Stores } from '@gleaner/store';
 import { PROCESSING_MARK_DELAY_MS, runRecordedJob, type RecordedJobContext } from '../src/index.js';
-import { deleteKeysWithPrefix, testPrefix, TEST_REDIS_URL } from '../../../tests/support/redis.js';
+import { deleteKeysWithPrefix, testPrefix, testRedis } from '../../../tests/support/redis.js';
 
 const prefix = testPrefix('recorded-job');
 let redis: Redis;
@@ -43,7 +43,7 @@ async function newRequest(): Promise<string> {
 }
 
 beforeAll(() => {
-  redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis = testRedis();
   stores = createStores(redis, prefix, 'test-secret-0123456789abcdef');
 });
 
@@ -122,7 +122,7 @@ describe('runRecordedJob', () => {
 
     const quick = await newRequest();
     const seen: string[] = [];
-    const listener = new Redis(TEST_REDIS_URL);
+    const listener = testRedis();
     await listener.subscribe(`${prefix}:record-endings`);
     listener.on('message', (_c: string, notice: string) => seen.push(notice.split('\n')[0]));
     await runRecordedJob('scrape', job(quick, 0), quick, context(producer), async () => ({ result: { text: 'quick' } }));
@@ -150,7 +150,7 @@ describe('runRecordedJob', () => {
     const id = await newRequest();
     let cacheWritten = false;
     const heard: boolean[] = [];
-    const listener = new Redis(TEST_REDIS_URL);
+    const listener = testRedis();
     await listener.subscribe(`${prefix}:record-endings`);
     listener.on('message', (_c: string, notice: string) => {
       if (notice.startsWith(`scrape ${id}`)) heard.push(cacheWritten);

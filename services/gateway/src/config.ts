@@ -16,6 +16,8 @@ export interface GatewayConfig extends CommonConfig, DocumentStoreConfig {
   MCP_SESSION_IDLE_MS: number;
   /** /mcp: sessions one API key may hold; one more closes its least recently used. */
   MCP_SESSIONS_PER_KEY: number;
+  /** With a Sentinel group or a Cluster: longest wait for a replica to hold an accepted request (0: none). */
+  REDIS_REPLICA_ACK_MS: number;
 }
 
 export const gatewayEnvSchema = Joi.object({
@@ -29,6 +31,7 @@ export const gatewayEnvSchema = Joi.object({
   MCP_POLL_MS: Joi.number().integer().min(100).max(60_000).default(5_000),
   MCP_SESSION_IDLE_MS: Joi.number().integer().min(1_000).default(30 * 60_000),
   MCP_SESSIONS_PER_KEY: Joi.number().integer().min(1).max(1_000).default(10),
+  REDIS_REPLICA_ACK_MS: Joi.number().integer().min(0).max(10_000).default(1_000),
 });
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store';
-import { createLogger, createRedis, onMetricsScrape, QUEUE_DEPTH_STATES, queueDepth, shutdownInOrder, type Logger } from '@gleaner/platform';
+import { createLogger, createRedis, deploymentRedis, onMetricsScrape, QUEUE_DEPTH_STATES, queueDepth, shutdownInOrder, type Logger } from '@gleaner/platform';
 import { QueueProducer, botQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
-import { createStores, RecordEndings } from '@gleaner/store';
+import { createStores, RecordEndings, ReplicaAcks } from '@gleaner/store';
 import { createGatewayApp } from './app.js';
 import { answerRequestsExpressNeverSees } from './client-errors.js';
 import type { GatewayConfig } from './config.js';
@@ -20,8 +20,8 @@ export interface RunningGateway {
 
 /** Opens connections, serves HTTP, and returns an ordered stop (unready, stop HTTP, close queues, close Redis). */
 export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway', config.LOG_LEVEL)): Promise<RunningGateway> {
-  const redis = createRedis(config.REDIS_URL, 'producer', 'gateway', logger);
-  const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
+  const connection = deploymentRedis(config);
+  const redis = createRedis(connection.target, 'producer', 'gateway', logger);
   // Jobs are added on the stores' connection: a request's record is written on it just before its
   // job, and one connection keeps that order (see submitAndWait).
   const producers = {
@@ -30,12 +30,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     parse: new QueueProducer(parseQueue, connection, redis),
     bot: new QueueProducer(botQueue, connection, redis),
   };
-  const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
+  const stores = createStores(redis, connection.prefix, config.GLEANER_SECRET);
   // Its own connection, reconnecting by itself: a subscribed client can send nothing else.
-  const recordEndings = new RecordEndings(createRedis(config.REDIS_URL, 'worker', 'gateway:record-endings'), stores.records, config.GLEANER_REDIS_PREFIX);
+  const recordEndings = new RecordEndings(createRedis(connection.target, 'worker', 'gateway:record-endings'), stores.records, connection.prefix);
+  // One server has no failover to lose writes to (and often no replica to wait for).
+  const replicaAcks = connection.target.kind !== 'server' && config.REDIS_REPLICA_ACK_MS > 0
+    ? new ReplicaAcks(createRedis(connection.target, 'producer', 'gateway:replica-acks'), connection.prefix, config.REDIS_REPLICA_ACK_MS, logger)
+    : null;
   const documents = createDocumentStore(config);
   await prepareDocumentStore(documents, (message) => logger.warn(message));
-  const deps: GatewayDeps = { config, logger, redis, stores, documents, recordEndings, producers };
+  const deps: GatewayDeps = { config, logger, redis, stores, documents, recordEndings, replicaAcks, producers };
 
   // Queue depths are sampled from Redis when Prometheus scrapes, not kept in memory.
   const stopSampling = onMetricsScrape(async () => {
@@ -78,7 +82,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
           { name: 'unready', run: () => { accepting = false; stopSampling(); } },
           // MCP sessions first: their event streams would hold the HTTP server open.
           { name: 'http', run: () => mcpSessions.closeAll().then(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeIdleConnections(); })) },
-          { name: 'queues', run: () => Promise.all([...Object.values(producers).map((p) => p.close()), recordEndings.close(), documents.close()]) },
+          { name: 'queues', run: () => Promise.all([...Object.values(producers).map((p) => p.close()), recordEndings.close(), documents.close(), replicaAcks?.close()]) },
           { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
         ],
         config.SHUTDOWN_DEADLINE_MS,

@@ -1,4 +1,4 @@
-import { createLogger, createRedis, ThreadPool, type Logger } from '@gleaner/platform';
+import { createLogger, createRedis, deploymentRedis, ThreadPool, type Logger } from '@gleaner/platform';
 import { QueueProducer, renderQueue, scrapeQueue, scrapeV1Queue, webhookQueue } from '@gleaner/queues';
 import { createStores, type RecordError } from '@gleaner/store';
 import { accountCapFrom, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService } from '@gleaner/worker-runtime';
@@ -16,9 +16,9 @@ const STALLED: Record<'scrape' | 'scrape-v1', RecordError> = {
 };
 
 export async function startScraperWorker(config: ScraperWorkerConfig, logger: Logger = createLogger('scraper-worker', config.LOG_LEVEL)): Promise<RunningService> {
-  const redis = createRedis(config.REDIS_URL, 'worker', 'scraper-worker', logger);
-  const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
-  const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
+  const connection = deploymentRedis(config);
+  const redis = createRedis(connection.target, 'worker', 'scraper-worker', logger);
+  const stores = createStores(redis, connection.prefix, config.GLEANER_SECRET);
   const webhooks = new QueueProducer(webhookQueue, connection);
   const jobs: RecordedJobContext = {
     records: stores.records,

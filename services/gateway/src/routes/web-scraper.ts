@@ -178,7 +178,7 @@ export function webScraperRouter(deps: GatewayDeps): Router {
         ...(body.webhook ? { webhook: body.webhook } : {}),
         ...rendering,
       };
-      const outcome = await submitAndWait(stores, deps.recordEndings, {
+      const outcome = await submitAndWait(stores, deps, {
         family: 'scrape',
         requestId,
         accountId,
