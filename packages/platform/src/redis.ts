@@ -128,6 +128,7 @@ function clientOptions(target: Exclude<RedisTarget, { kind: 'cluster' }>, role: 
           // Not ioredis's failoverDetector: its subscriptions to the sentinels outlive a client
           // closed with QUIT (as BullMQ closes its own), and keep the process alive. A master
           // that stops answering is noticed by socketTimeout instead.
+          ...failoverTimeouts(role),
         };
   return { ...redisOptions(role), ...where, connectionName };
 }
