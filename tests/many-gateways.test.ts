@@ -91,9 +91,9 @@ describe('two gateways behind haproxy', () => {
     form.set('file', new Blob([new TextEncoder().encode('An uploaded note, parsed by whichever worker, stored in the shared bucket.\n')]), 'note.txt');
     form.set('output', 'plain');
     const res = await fetch(`${balancer.url}/documents/parse`, { method: 'POST', headers: { 'x-api-key': owner.apiKey }, body: form });
-    const body = (await res.json()) as { request_id: string; status: string };
+    const body = (await res.json()) as { requestId: string; status: string };
     expect([200, 202]).toContain(res.status);
-    const polls = await Promise.all([0, 1, 2, 3].map(() => fetch(`${balancer.url}/documents/status/${body.request_id}`, { headers: { 'x-api-key': owner.apiKey } }).then((r) => r.json() as Promise<{ status: string; data?: string }>)));
+    const polls = await Promise.all([0, 1, 2, 3].map(() => fetch(`${balancer.url}/documents/status/${body.requestId}`, { headers: { 'x-api-key': owner.apiKey } }).then((r) => r.json() as Promise<{ status: string; data?: string }>)));
     for (const poll of polls) expect(poll).toMatchObject({ status: 'completed', data: expect.stringContaining('An uploaded note') });
   });
 

@@ -7,3 +7,4 @@ export * from './webhook.js';
 export * from './bot.js';
 export * from './retention.js';
 export * from './render.js';
+export * from './backlog.js';

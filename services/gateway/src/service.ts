@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store';
-import { createLogger, createRedis, deploymentRedis, onMetricsScrape, QUEUE_DEPTH_STATES, queueDepth, shutdownInOrder, type Logger } from '@gleaner/platform';
-import { QueueProducer, botQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
+import { createLogger, createRedis, deploymentRedis, onMetricsScrape, QUEUE_DEPTH_STATES, queueBacklog, queueDepth, shutdownInOrder, type Logger } from '@gleaner/platform';
+import { QueueBacklogs, QueueProducer, botQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
 import { createStores, RecordEndings, ReplicaAcks } from '@gleaner/store';
 import { createGatewayApp } from './app.js';
 import { answerRequestsExpressNeverSees } from './client-errors.js';
@@ -41,19 +41,21 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   await prepareDocumentStore(documents, (message) => logger.warn(message));
   const deps: GatewayDeps = { config, logger, redis, stores, documents, recordEndings, replicaAcks, producers };
 
+  const backlogs = new QueueBacklogs(redis, connection);
   // Queue depths are sampled from Redis when Prometheus scrapes, not kept in memory.
   const stopSampling = onMetricsScrape(async () => {
     for (const producer of Object.values(producers)) {
       const counts = await producer.queue.getJobCounts(...QUEUE_DEPTH_STATES);
       for (const [state, n] of Object.entries(counts)) queueDepth.set({ queue: producer.contract.name, state }, n);
     }
+    for (const [queue, n] of Object.entries((await backlogs.read()).queues)) queueBacklog.set({ queue }, n);
   });
 
   let accepting = true;
   const isReady = async () => accepting && redis.status === 'ready' && (await redis.ping()) === 'PONG';
   let ownUrl = '';
   const mcpSessions = createMcpSessions(config, () => ownUrl);
-  const app = createGatewayApp(deps, { isReady, mcpSessions });
+  const app = createGatewayApp(deps, { isReady, mcpSessions, backlogs: () => backlogs.read() });
   // Without a Host header Node would answer a bare 400 itself; the API does not use Host, so express answers.
   const server = http.createServer({ requireHostHeader: false }, app);
   answerRequestsExpressNeverSees(server, app);
@@ -82,7 +84,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
           { name: 'unready', run: () => { accepting = false; stopSampling(); } },
           // MCP sessions first: their event streams would hold the HTTP server open.
           { name: 'http', run: () => mcpSessions.closeAll().then(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeIdleConnections(); })) },
-          { name: 'queues', run: () => Promise.all([...Object.values(producers).map((p) => p.close()), recordEndings.close(), documents.close(), replicaAcks?.close()]) },
+          { name: 'queues', run: () => Promise.all([...Object.values(producers).map((p) => p.close()), backlogs.close(), recordEndings.close(), documents.close(), replicaAcks?.close()]) },
           { name: 'redis', run: () => redis.quit().catch(() => redis.disconnect()) },
         ],
         config.SHUTDOWN_DEADLINE_MS,
