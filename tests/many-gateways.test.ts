@@ -94,7 +94,7 @@ describe('two gateways behind haproxy', () => {
     const body = (await res.json()) as { requestId: string; status: string };
     expect([200, 202]).toContain(res.status);
     const polls = await Promise.all([0, 1, 2, 3].map(() => fetch(`${balancer.url}/documents/status/${body.requestId}`, { headers: { 'x-api-key': owner.apiKey } }).then((r) => r.json() as Promise<{ status: string; data?: string }>)));
-    for (const poll of polls) expect(poll).toMatchObject({ status: 'completed', data: expect.stringContaining('An uploaded note') });
+    for (const poll of polls) expect(poll).toMatchObject({ status: 'COMPLETED', data: expect.stringContaining('An uploaded note') });
   });
 
   it('serve the console and its API as one account, whichever gateway answers', async () => {

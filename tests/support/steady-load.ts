@@ -12,6 +12,9 @@ export interface Shot {
   requestId?: string;
   /** Final status read on the status endpoint ('completed', 'failed', …), for accepted shots. */
   final?: string;
+  /** When it was answered, and when it was seen ended (the answer itself for a 200; else a poll, to 0.5 s). */
+  answeredAt?: number;
+  endedAt?: number;
   /** What went wrong: the client's error, or the body of an answer that was not 200 or 202. */
   error?: string;
 }
@@ -46,10 +49,14 @@ export async function steadyLoad(o: LoadOptions): Promise<Shot[]> {
       }).then(
         async (res) => {
           shot.status = res.status;
+          shot.answeredAt = Date.now();
           const body = (await res.json().catch(() => ({}))) as { request_id?: string; status?: string };
           shot.requestId = body.request_id;
           if (res.status !== 200 && res.status !== 202) shot.error = JSON.stringify(body).slice(0, 300);
-          if (res.status === 200) shot.final = body.status;
+          if (res.status === 200) {
+            shot.final = body.status;
+            shot.endedAt = shot.answeredAt;
+          }
         },
         (err: Error) => {
           shot.error = err.message;
@@ -74,6 +81,7 @@ export async function settle(shots: Shot[], gateway: string, apiKey: string, tim
         if (!res) return;
         const body = (await res.json().catch(() => ({}))) as { status?: string };
         s.final = res.status === 404 ? 'missing' : body.status;
+        if (s.final === 'completed' || s.final === 'failed') s.endedAt = Date.now();
       }),
     );
     await sleep(500);
