@@ -198,7 +198,9 @@ async function main(): Promise<void> {
     console.log(`[${since()}] two gateways behind haproxy at ${balancer}, two scraper workers: ready`);
 
     const phases: Phase[] = [];
+    const only = process.env.GLEANER_MULTIHOST_PHASES?.split(',');
     const run = async (name: string, faultAfterMs: number, fault: () => void, pageMs: (n: number) => number, restore: () => void) => {
+      if (only && !only.some((word) => name.includes(word))) return;
       let faultAt = 0;
       const timer = setTimeout(() => {
         faultAt = Date.now();
@@ -233,6 +235,11 @@ async function main(): Promise<void> {
       const recovery = p.name.startsWith('worker') ? `${(drained / 1000).toFixed(1)} s until the jobs caught by it ended (${pending.length} of them)` : `${(f.recoveryMs / 1000).toFixed(1)} s until submits were accepted again`;
       console.log(`${p.name} | ${f.sent} | ${f.accepted} | ${f.deferred} | ${f.completed} | ${f.lost} | ${f.refused} | ${f.other} | ${recovery}`);
       if (f.otherAnswers.length) console.log(`  other answers: ${[...new Set(f.otherAnswers)].join('; ')}`);
+      if (f.lostAs.length) console.log(`  lost: ${f.lostAs.join('; ')}`);
+      for (const lost of f.lostAs) {
+        const id = lost.split(' ')[0];
+        for (const [i, w] of workers.entries()) for (const line of w.output().split('\n').filter((l) => l.includes(id))) console.log(`  wk${i + 1}: ${line.slice(0, 400)}`);
+      }
     }
     redis.disconnect();
     const lost = phases.reduce((n, p) => n + loadFigures(p.shots, p.faultAt).lost, 0);

@@ -108,6 +108,8 @@ export interface LoadFigures {
   recoveryMs: number;
   /** Accepted 202s (answered after the window). */
   deferred: number;
+  /** What the lost ones ended as (status read last, or 'open'), with their request ids. */
+  lostAs: string[];
 }
 
 export function loadFigures(shots: Shot[], faultAt: number): LoadFigures {
@@ -125,6 +127,7 @@ export function loadFigures(shots: Shot[], faultAt: number): LoadFigures {
     otherAnswers: shots.filter((s) => !accepted(s) && s.status !== 503 && s.status !== 0).map((s) => `${s.status} ${s.error ?? ''}`),
     recoveryMs: refused.some((s) => s.sentAt >= faultAt) && firstAfter ? firstAfter.sentAt - faultAt : 0,
     deferred: ok.filter((s) => s.status === 202).length,
+    lostAs: ok.filter((s) => s.final !== 'completed').map((s) => `${s.requestId} ${s.final ?? 'open'}`),
   };
 }
 

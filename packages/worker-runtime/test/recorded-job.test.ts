@@ -4,7 +4,7 @@ import type { RedisClient as Redis } from '@gleaner/platform';
 import { createLogger, newRequestId } from '@gleaner/platform';
 import type { QueueProducer, WebhookJob } from '@gleaner/queues';
 import { createStores, type Stores } from '@gleaner/store';
-import { PROCESSING_MARK_DELAY_MS, runRecordedJob, type RecordedJobContext } from '../src/index.js';
+import { jobLockHolder, JobFailure, PROCESSING_MARK_DELAY_MS, runRecordedJob, type RecordedJobContext } from '../src/index.js';
 import { deleteKeysWithPrefix, testPrefix, testRedis } from '../../../tests/support/redis.js';
 
 const prefix = testPrefix('recorded-job');
@@ -53,6 +53,25 @@ afterAll(async () => {
 });
 
 describe('runRecordedJob', () => {
+  it('records no failure of a run whose job another worker took over (its lock lapsed while it was cut off)', async () => {
+    const id = await newRequest();
+    const { producer } = flakyWebhooks(0);
+    const lockKey = `${prefix}:scrape:${id}:lock`;
+    const held = { ...job(id, 0, 1), token: 'token-of-this-run', queueQualifiedName: `${prefix}:scrape` } as unknown as Job;
+    const ctx = { ...context(producer), holdsJob: jobLockHolder(redis) };
+    const unreachable = async () => {
+      throw new JobFailure('E008', 'target did not answer within 30 s', false);
+    };
+    // Another worker holds the job now: the cut-off run's failure is not the request's outcome.
+    await redis.set(lockKey, 'token-of-the-other-run');
+    await expect(runRecordedJob('scrape', held, id, ctx, unreachable)).rejects.toThrow('target did not answer');
+    expect((await stores.records.get('scrape', id))?.status).not.toBe('failed');
+    // The run that holds the job records its outcome as ever.
+    await redis.set(lockKey, 'token-of-this-run');
+    await expect(runRecordedJob('scrape', held, id, ctx, unreachable)).rejects.toThrow('E008: target did not answer');
+    expect((await stores.records.get('scrape', id))?.status).toBe('failed');
+  });
+
   it('keeps a completed result when queueing its webhook fails, and finishes the webhook on the retry without working again', async () => {
     const id = await newRequest();
     const { producer, added } = flakyWebhooks(1);

@@ -4,7 +4,7 @@ import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store
 import { createLogger, createRedis, deploymentRedis, type Logger } from '@gleaner/platform';
 import { parseQueue, QueueProducer, webhookQueue } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
-import { accountCapFrom, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService } from '@gleaner/worker-runtime';
+import { accountCapFrom, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService, jobLockHolder } from '@gleaner/worker-runtime';
 import type { ParserWorkerConfig } from './config.js';
 import { createParsePool, ocrShare } from './parse-pool.js';
 import { createParseProcessor } from './processors/parse.js';
@@ -31,6 +31,7 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
     logger,
     includeTraces: false,
     unexpectedError: (err) => ({ code: '500-001', message: 'Processing error', details: [err.message] }),
+    holdsJob: jobLockHolder(redis),
   };
   // One OCR pool for the process, started when a page first needs it: a worker's heap grows to the
   // largest page it reads and never shrinks, so workers are replaced every OCR_RECYCLE_PAGES pages

@@ -1,7 +1,7 @@
 import { createLogger, createRedis, deploymentRedis, ThreadPool, type Logger } from '@gleaner/platform';
 import { QueueProducer, renderQueue, scrapeQueue, scrapeV1Queue, webhookQueue } from '@gleaner/queues';
 import { createStores, type RecordError } from '@gleaner/store';
-import { accountCapFrom, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService } from '@gleaner/worker-runtime';
+import { accountCapFrom, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService, jobLockHolder } from '@gleaner/worker-runtime';
 import type { ScraperWorkerConfig } from './config.js';
 import { createScrapeProcessor } from './processors/scrape.js';
 import { createScrapeV1Processor } from './processors/scrape-v1.js';
@@ -27,6 +27,7 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
     logger,
     includeTraces: config.NODE_ENV === 'development',
     unexpectedError: (err) => ({ code: 'E008', message: `processing failed: ${err.message}` }),
+    holdsJob: jobLockHolder(redis),
   };
   // Both families count against one share per account: they use the same slots and threads.
   const accountCap = accountCapFrom(config.ACCOUNT_MAX_CONCURRENT_JOBS, config.SCRAPER_CONCURRENCY, 'scraper');
