@@ -10,6 +10,8 @@ export interface GatewayConfig extends CommonConfig, DocumentStoreConfig {
   DEFAULT_RATE_LIMIT_PER_MINUTE: number;
   /** How long a bot webhook call may take before the gateway answers 500. */
   BOT_CALL_TIMEOUT_MS: number;
+  /** A request whose body has not fully arrived this long after it began is answered 408. */
+  HTTP_REQUEST_TIMEOUT_MS: number;
   /** /mcp: how often a tool reads the status of a running request (and reports progress). */
   MCP_POLL_MS: number;
   /** /mcp: a session with no open request for this long is closed. */
@@ -26,6 +28,7 @@ export const gatewayEnvSchema = Joi.object({
   SYNC_WINDOW_MS: Joi.number().integer().min(0).max(120_000).default(20_000),
   DEFAULT_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
   BOT_CALL_TIMEOUT_MS: Joi.number().integer().min(1000).default(25_000),
+  HTTP_REQUEST_TIMEOUT_MS: Joi.number().integer().min(1_000).default(120_000),
   MCP_POLL_MS: Joi.number().integer().min(100).max(60_000).default(5_000),
   MCP_SESSION_IDLE_MS: Joi.number().integer().min(1_000).default(30 * 60_000),
   MCP_SESSIONS_PER_KEY: Joi.number().integer().min(1).max(1_000).default(10),

@@ -51,11 +51,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const mcpSessions = createMcpSessions(config, () => ownUrl);
   const app = createGatewayApp(deps, { isReady, mcpSessions });
   // Without a Host header Node would answer a bare 400 itself; the API does not use Host, so express answers.
-  const server = http.createServer({ requireHostHeader: false }, app);
+  // The request timeout (default 120 s) is longer than the 20 s window plus the bot timeout, so
+  // submits are never cut by the server; a body still arriving then is answered 408. Node looks for
+  // expired requests every connectionsCheckingInterval (30 s by default): an eighth of the timeout
+  // keeps the 408 near it.
+  const requestTimeout = config.HTTP_REQUEST_TIMEOUT_MS;
+  const server = http.createServer(
+    { requireHostHeader: false, requestTimeout, headersTimeout: Math.min(30_000, requestTimeout), connectionsCheckingInterval: Math.min(30_000, Math.ceil(requestTimeout / 8)) },
+    app,
+  );
   answerRequestsExpressNeverSees(server, app);
-  // Longer than the 20 s window plus the bot timeout, so submits are never cut by the server.
-  server.requestTimeout = 120_000;
-  server.headersTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);

@@ -40,7 +40,9 @@ export async function receiveUpload(req: Request, store: DocumentStore, key: str
   let form: busboy.Busboy;
   try {
     // One more byte than allowed: busboy reports its limit when a file reaches it, not past it.
-    form = busboy({ headers: req.headers, limits: { fileSize: UPLOAD_MAX_BYTES + 1, files: 1, fields: 10, parts: 12, fieldSize: FIELD_MAX_BYTES } });
+    // Browsers, curl and FormData send a file name's bytes as UTF-8 (busboy reads them as Latin-1
+    // unless told: 'résumé.pdf' became 'rÃ©sumÃ©.pdf'); `filename*` names its own charset.
+    form = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fileSize: UPLOAD_MAX_BYTES + 1, files: 1, fields: 10, parts: 12, fieldSize: FIELD_MAX_BYTES } });
   } catch (err) {
     throw malformed((err as Error).message);
   }
@@ -80,9 +82,14 @@ export async function receiveUpload(req: Request, store: DocumentStore, key: str
   form.on('fieldsLimit', () => refuse(malformed('too many fields')));
 
   const parsed = new Promise<void>((resolve, reject) => {
+    const cutOff = () => reject(malformed('the request body was cut off'));
     form.once('close', resolve);
     form.once('error', (err: Error) => reject(malformed(err.message)));
-    req.once('error', () => reject(malformed('the request body was cut off')));
+    req.once('error', cutOff);
+    // A client gone before the body is whole (possibly while the key was checked, before these
+    // listeners existed) ends the request without an 'error' to hear.
+    req.once('close', () => req.complete || cutOff());
+    if (req.destroyed && !req.complete) cutOff();
   });
   req.pipe(form);
   try {
@@ -95,7 +102,14 @@ export async function receiveUpload(req: Request, store: DocumentStore, key: str
   } catch (err) {
     req.unpipe(form);
     req.resume();
-    if (stored) await store.delete(key).catch(() => undefined);
+    if (stored) {
+      // A body cut off (the client hung up, the request timeout's 408) never ends the file's
+      // stream: it would hold the partial file and its descriptor open until the process exits.
+      // Failing it makes the store close and remove what it wrote; then `stored` settles.
+      (guard as UploadGuard | null)?.destroy(err instanceof Error ? err : new Error(String(err)));
+      await (stored as Promise<{ bytes: number }>).catch(() => undefined);
+      await store.delete(key).catch(() => undefined);
+    }
     throw err;
   }
 }
