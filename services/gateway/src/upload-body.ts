@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import busboy from 'busboy';
 import { SNIFF_HEAD_BYTES, unsupportedHead } from '@gleaner/document-extract/detect';
 import type { DocumentStore } from '@gleaner/object-store';
+import { labelProblem } from '@gleaner/store';
 import { ApiError } from './errors/index.js';
 
 /** SPEC "Limits": parser files up to 50 MB. */
@@ -12,6 +13,9 @@ export const UPLOAD_MAX_BYTES = 50 * 1024 * 1024;
 const ENVELOPE_MAX_BYTES = 256 * 1024;
 /** The form's fields are the JSON body's (`type`, `output`, `webhook`): short strings. */
 const FIELD_MAX_BYTES = 16 * 1024;
+
+/** A file name is kept with its request and shown back: a label, as long as file systems allow. */
+const FILE_NAME_MAX_CHARS = 255;
 
 export const TOO_LARGE_DETAIL = `the file is larger than ${UPLOAD_MAX_BYTES / (1024 * 1024)} MB`;
 
@@ -64,7 +68,13 @@ export async function receiveUpload(req: Request, store: DocumentStore, key: str
       part.resume();
       return;
     }
-    fileName = info.filename ?? '';
+    fileName = (info.filename ?? '').trim();
+    const nameProblem = labelProblem("the file's name", fileName, FILE_NAME_MAX_CHARS);
+    if (nameProblem) {
+      refuse(new ApiError('400-004', undefined, { details: [nameProblem] }));
+      part.resume();
+      return;
+    }
     const fileGuard = (guard = new UploadGuard());
     part.on('limit', () => fileGuard.destroy(new ApiError('413-001', undefined, { details: [TOO_LARGE_DETAIL] })));
     // A refused file is still read to its end (and dropped): the parser needs the rest of the form.
