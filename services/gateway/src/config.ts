@@ -1,8 +1,8 @@
 import Joi from 'joi';
 import { documentStoreEnvSchema, type DocumentStoreConfig } from '@gleaner/object-store';
-import { commonEnvSchema, loadConfig, type CommonConfig } from '@gleaner/platform';
+import { accountLimitsEnvSchema, commonEnvSchema, loadConfig, type AccountLimitsConfig, type CommonConfig } from '@gleaner/platform';
 
-export interface GatewayConfig extends CommonConfig, DocumentStoreConfig {
+export interface GatewayConfig extends CommonConfig, DocumentStoreConfig, AccountLimitsConfig {
   PORT: number;
   HOST: string;
   /** The synchronous window (SPEC: 20 s) after which submits answer 202. */
@@ -18,11 +18,14 @@ export interface GatewayConfig extends CommonConfig, DocumentStoreConfig {
   MCP_SESSION_IDLE_MS: number;
   /** /mcp: sessions one API key may hold; one more closes its least recently used. */
   MCP_SESSIONS_PER_KEY: number;
+  /** /mcp: sessions all the keys of one account may hold together; one more closes the account's least recently used. */
+  MCP_SESSIONS_PER_ACCOUNT: number;
 }
 
 export const gatewayEnvSchema = Joi.object({
   ...commonEnvSchema,
   ...documentStoreEnvSchema,
+  ...accountLimitsEnvSchema,
   PORT: Joi.number().port().default(8080),
   HOST: Joi.string().default('0.0.0.0'),
   SYNC_WINDOW_MS: Joi.number().integer().min(0).max(120_000).default(20_000),
@@ -32,6 +35,7 @@ export const gatewayEnvSchema = Joi.object({
   MCP_POLL_MS: Joi.number().integer().min(100).max(60_000).default(5_000),
   MCP_SESSION_IDLE_MS: Joi.number().integer().min(1_000).default(30 * 60_000),
   MCP_SESSIONS_PER_KEY: Joi.number().integer().min(1).max(1_000).default(10),
+  MCP_SESSIONS_PER_ACCOUNT: Joi.number().integer().min(1).max(10_000).default(50),
 });
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {

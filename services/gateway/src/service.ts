@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store';
 import { createLogger, createRedis, onMetricsScrape, QUEUE_DEPTH_STATES, queueDepth, shutdownInOrder, type Logger } from '@gleaner/platform';
 import { QueueProducer, botQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
-import { createStores, RecordEndings } from '@gleaner/store';
+import { accountLimitsOf, createStores, RecordEndings } from '@gleaner/store';
 import { createGatewayApp } from './app.js';
 import { answerRequestsExpressNeverSees } from './client-errors.js';
 import type { GatewayConfig } from './config.js';
@@ -30,7 +30,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     parse: new QueueProducer(parseQueue, connection, redis),
     bot: new QueueProducer(botQueue, connection, redis),
   };
-  const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
+  const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET, accountLimitsOf(config));
   // Its own connection, reconnecting by itself: a subscribed client can send nothing else.
   const recordEndings = new RecordEndings(createRedis(config.REDIS_URL, 'worker', 'gateway:record-endings'), stores.records, config.GLEANER_REDIS_PREFIX);
   const documents = createDocumentStore(config);

@@ -1,4 +1,4 @@
-import { API_KEY_LABEL_MAX_CHARS, LLM_PROVIDERS, SCOPES, SUBSCRIPTION_FAMILIES, USAGE_DAYS_KEPT } from '@gleaner/store';
+import { LABEL_MAX_CHARS, LLM_PROVIDERS, SCOPES, SUBSCRIPTION_FAMILIES, USAGE_DAYS_KEPT } from '@gleaner/store';
 import { apiKeySecurity, emptyResponse, errorResponses, EXAMPLE_REQUEST_ID, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { Operation, Parameter, Response, Schema } from './openapi-types.js';
 
@@ -76,7 +76,7 @@ const schemas: Record<string, Schema> = {
   ApiKeyRequest: {
     type: 'object',
     required: ['scopes'],
-    properties: { scopes, label: { type: 'string', maxLength: API_KEY_LABEL_MAX_CHARS, description: 'What you call the key ("production", "n8n").' } },
+    properties: { scopes, label: { type: 'string', maxLength: LABEL_MAX_CHARS, description: 'What you call the key ("production", "n8n").' } },
   },
   ApiKey: { type: 'object', required: apiKeyRequired, properties: apiKeyProperties },
   CreatedApiKey: {
