@@ -18,7 +18,7 @@ export interface McpHttpSessionsOptions<O extends SessionOwner> {
   idleMs: number;
   /** Sessions one owner may hold; opening one more closes that owner's least recently used. */
   maxPerOwner: number;
-  /** Sessions all the owners of one account may hold; opening one more closes the account's least recently used. */
+  /** Sessions all the owners of one account may hold; one more closes the account's least recently used. */
   maxPerAccount: number;
 }
 
