@@ -7,6 +7,8 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 /** Who opened a session: only requests authenticated as the same owner may use it. */
 export interface SessionOwner {
   id: string;
+  /** The tenant the owner belongs to (the gateway: an API key's account), capped as a whole. */
+  accountId: string;
 }
 
 export interface McpHttpSessionsOptions<O extends SessionOwner> {
@@ -16,12 +18,15 @@ export interface McpHttpSessionsOptions<O extends SessionOwner> {
   idleMs: number;
   /** Sessions one owner may hold; opening one more closes that owner's least recently used. */
   maxPerOwner: number;
+  /** Sessions all the owners of one account may hold; one more closes the account's least recently used. */
+  maxPerAccount: number;
 }
 
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   ownerId: string;
+  accountId: string;
   /** HTTP requests of this session still open (a long tool call, a GET event stream). */
   open: number;
   lastActive: number;
@@ -77,7 +82,7 @@ export class McpHttpSessions<O extends SessionOwner> {
         this.evictOverLimit(session);
       },
     });
-    const session: Session = { transport, server, ownerId: owner.id, open: 0, lastActive: Date.now() };
+    const session: Session = { transport, server, ownerId: owner.id, accountId: owner.accountId, open: 0, lastActive: Date.now() };
     // Chained by the server's connect: DELETE, close() and closeAll() all end here.
     transport.onclose = () => {
       if (transport.sessionId && this.sessions.get(transport.sessionId) === session) this.sessions.delete(transport.sessionId);
@@ -98,12 +103,25 @@ export class McpHttpSessions<O extends SessionOwner> {
     await session.transport.handleRequest(req, res, body);
   }
 
-  /** Over the owner's limit, the newest session stays and the least recently used go, idle ones first. */
   private evictOverLimit(newest: Session): void {
-    const others = [...this.sessions.values()]
-      .filter((s) => s.ownerId === newest.ownerId && s !== newest)
+    for (const session of this.sessionsOverCaps(newest)) void this.close(session);
+  }
+
+  /**
+   * Every session cap, in this one place: the sessions to close now that `newest` is open. Over
+   * its owner's cap or its account's, the newest stays and the least recently used go, idle ones
+   * first: the owner's own first, then any of the account's (an account's many keys cannot hold
+   * more than its cap: issue 37, 500 keys held 5,000 sessions).
+   */
+  private sessionsOverCaps(newest: Session): Session[] {
+    const sameAccount = [...this.sessions.values()]
+      .filter((s) => s.accountId === newest.accountId && s !== newest)
       .sort((a, b) => Number(a.open > 0) - Number(b.open > 0) || a.lastActive - b.lastActive);
-    for (const session of others.slice(0, Math.max(0, others.length + 1 - this.options.maxPerOwner))) void this.close(session);
+    const sameOwner = sameAccount.filter((s) => s.ownerId === newest.ownerId);
+    const closing = new Set(sameOwner.slice(0, Math.max(0, sameOwner.length + 1 - this.options.maxPerOwner)));
+    const staying = sameAccount.filter((s) => !closing.has(s));
+    for (const session of staying.slice(0, Math.max(0, staying.length + 1 - this.options.maxPerAccount))) closing.add(session);
+    return [...closing];
   }
 
   private closeIdle(): void {

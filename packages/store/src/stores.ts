@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { AccountRequests } from './account-requests.js';
-import { AccountStore } from './accounts.js';
+import { AccountStore, DEFAULT_ACCOUNT_LIMITS, type AccountLimits } from './accounts.js';
 import { ApiKeyGate } from './api-key-gate.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { LlmKeyStore } from './llm-keys.js';
@@ -27,14 +27,16 @@ export interface Stores {
   renderedPages: RenderedPageStore;
 }
 
-export function createStores(redis: Redis, prefix: string, masterSecret: string): Stores {
+/** `limits`: what one account may hold (the gateway and the operator commands pass their configuration). */
+export function createStores(redis: Redis, prefix: string, masterSecret: string, limits: Partial<AccountLimits> = {}): Stores {
+  const accountLimits = { ...DEFAULT_ACCOUNT_LIMITS, ...limits };
   return {
     records: new RequestRecordStore(redis, prefix),
     cache: new ResultCache(redis, prefix),
-    accounts: new AccountStore(redis, prefix, masterSecret),
+    accounts: new AccountStore(redis, prefix, masterSecret, accountLimits),
     apiKeyGate: new ApiKeyGate(redis, prefix),
     idempotencyKeys: new IdempotencyKeys(redis, prefix),
-    llmKeys: new LlmKeyStore(redis, prefix, masterSecret),
+    llmKeys: new LlmKeyStore(redis, prefix, masterSecret, accountLimits.maxLlmKeys),
     usage: new UsageCounters(redis, prefix),
     rateLimiter: new RateLimiter(redis, prefix),
     subscriptions: new WebhookSubscriptionStore(redis, prefix),

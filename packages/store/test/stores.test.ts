@@ -121,6 +121,23 @@ describe('request records', () => {
     expect(await redis.ttl(`${prefix}:rec:scrape-v1:${v}`)).toBeLessThanOrEqual(24 * 3600);
   });
 
+  it("gives an Idempotency-Key's claim its record's lifetime: created with it, shortened with it, released only by its own request", async () => {
+    const id = newRequestId();
+    const claimed = await stores.idempotencyKeys.createClaimed({ id, family: 'scrape', accountId: 'acc-idem', input: {} }, 'key-1', 'fp');
+    expect(claimed.created).toBe(true);
+    const [claimKey] = await redis.keys(`${prefix}:idem:scrape:acc-idem:*`);
+    expect(await redis.ttl(claimKey)).toBeGreaterThan(7 * 24 * 3600 - 10);
+    await stores.records.complete('scrape', id, { text: 'done' });
+    const [record, claim] = await Promise.all([redis.ttl(`${prefix}:rec:scrape:${id}`), redis.ttl(claimKey)]);
+    expect(record).toBeLessThanOrEqual(15 * 3600);
+    expect(Math.abs(record - claim)).toBeLessThanOrEqual(1);
+
+    await stores.idempotencyKeys.release('scrape', 'acc-idem', 'key-1', newRequestId());
+    expect(await redis.exists(claimKey)).toBe(1);
+    await stores.idempotencyKeys.release('scrape', 'acc-idem', 'key-1', id);
+    expect(await redis.exists(claimKey)).toBe(0);
+  });
+
   it('counts status reads per id', async () => {
     const id = newRequestId();
     expect(await stores.records.countRead('scrape-v1', id)).toBe(1);

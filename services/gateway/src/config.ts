@@ -1,8 +1,8 @@
 import Joi from 'joi';
 import { documentStoreEnvSchema, type DocumentStoreConfig } from '@gleaner/object-store';
-import { commonEnvSchema, loadConfig, type CommonConfig } from '@gleaner/platform';
+import { accountLimitsEnvSchema, commonEnvSchema, loadConfig, type AccountLimitsConfig, type CommonConfig } from '@gleaner/platform';
 
-export interface GatewayConfig extends CommonConfig, DocumentStoreConfig {
+export interface GatewayConfig extends CommonConfig, DocumentStoreConfig, AccountLimitsConfig {
   PORT: number;
   HOST: string;
   /** The synchronous window (SPEC: 20 s) after which submits answer 202. */
@@ -10,25 +10,32 @@ export interface GatewayConfig extends CommonConfig, DocumentStoreConfig {
   DEFAULT_RATE_LIMIT_PER_MINUTE: number;
   /** How long a bot webhook call may take before the gateway answers 500. */
   BOT_CALL_TIMEOUT_MS: number;
+  /** A request whose body has not fully arrived this long after it began is answered 408. */
+  HTTP_REQUEST_TIMEOUT_MS: number;
   /** /mcp: how often a tool reads the status of a running request (and reports progress). */
   MCP_POLL_MS: number;
   /** /mcp: a session with no open request for this long is closed. */
   MCP_SESSION_IDLE_MS: number;
   /** /mcp: sessions one API key may hold; one more closes its least recently used. */
   MCP_SESSIONS_PER_KEY: number;
+  /** /mcp: sessions all the keys of one account may hold together; one more closes the account's least recently used. */
+  MCP_SESSIONS_PER_ACCOUNT: number;
 }
 
 export const gatewayEnvSchema = Joi.object({
   ...commonEnvSchema,
   ...documentStoreEnvSchema,
+  ...accountLimitsEnvSchema,
   PORT: Joi.number().port().default(8080),
   HOST: Joi.string().default('0.0.0.0'),
   SYNC_WINDOW_MS: Joi.number().integer().min(0).max(120_000).default(20_000),
   DEFAULT_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
   BOT_CALL_TIMEOUT_MS: Joi.number().integer().min(1000).default(25_000),
+  HTTP_REQUEST_TIMEOUT_MS: Joi.number().integer().min(1_000).default(120_000),
   MCP_POLL_MS: Joi.number().integer().min(100).max(60_000).default(5_000),
   MCP_SESSION_IDLE_MS: Joi.number().integer().min(1_000).default(30 * 60_000),
   MCP_SESSIONS_PER_KEY: Joi.number().integer().min(1).max(1_000).default(10),
+  MCP_SESSIONS_PER_ACCOUNT: Joi.number().integer().min(1).max(10_000).default(50),
 });
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {

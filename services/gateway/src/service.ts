@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store';
 import { createLogger, createRedis, onMetricsScrape, QUEUE_DEPTH_STATES, queueDepth, shutdownInOrder, type Logger } from '@gleaner/platform';
 import { QueueProducer, botQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
-import { createStores, RecordEndings } from '@gleaner/store';
+import { accountLimitsOf, createStores, RecordEndings } from '@gleaner/store';
 import { createGatewayApp } from './app.js';
 import { answerRequestsExpressNeverSees } from './client-errors.js';
 import type { GatewayConfig } from './config.js';
@@ -30,7 +30,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     parse: new QueueProducer(parseQueue, connection, redis),
     bot: new QueueProducer(botQueue, connection, redis),
   };
-  const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
+  const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET, accountLimitsOf(config));
   // Its own connection, reconnecting by itself: a subscribed client can send nothing else.
   const recordEndings = new RecordEndings(createRedis(config.REDIS_URL, 'worker', 'gateway:record-endings'), stores.records, config.GLEANER_REDIS_PREFIX);
   const documents = createDocumentStore(config);
@@ -51,11 +51,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const mcpSessions = createMcpSessions(config, () => ownUrl);
   const app = createGatewayApp(deps, { isReady, mcpSessions });
   // Without a Host header Node would answer a bare 400 itself; the API does not use Host, so express answers.
-  const server = http.createServer({ requireHostHeader: false }, app);
+  // The request timeout (default 120 s) is longer than the 20 s window plus the bot timeout, so
+  // submits are never cut by the server; a body still arriving then is answered 408. Node looks for
+  // expired requests every connectionsCheckingInterval (30 s by default): an eighth of the timeout
+  // keeps the 408 near it.
+  const requestTimeout = config.HTTP_REQUEST_TIMEOUT_MS;
+  const server = http.createServer(
+    { requireHostHeader: false, requestTimeout, headersTimeout: Math.min(30_000, requestTimeout), connectionsCheckingInterval: Math.min(30_000, Math.ceil(requestTimeout / 8)) },
+    app,
+  );
   answerRequestsExpressNeverSees(server, app);
-  // Longer than the 20 s window plus the bot timeout, so submits are never cut by the server.
-  server.requestTimeout = 120_000;
-  server.headersTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);

@@ -79,9 +79,10 @@ export async function submitAndWait<P extends object>(
   }
   if (queued.status === 'rejected') {
     waiting?.cancel();
-    // Not queued means not accepted: remove the record so no request sits "received" forever
-    // (an Idempotency-Key claimed for it is free again once its record is gone).
+    // Not queued means not accepted: remove the record so no request sits "received" forever,
+    // and the Idempotency-Key claimed for it with it.
     await records.delete(s.family, s.requestId).catch(() => undefined);
+    if (s.idempotency) await stores.idempotencyKeys.release(s.family, s.accountId, s.idempotency.key, s.requestId).catch(() => undefined);
     throw queued.reason;
   }
   // Counted while the job runs, not before: the caller's answer never waits on this write.

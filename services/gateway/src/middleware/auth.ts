@@ -16,9 +16,9 @@ export function presentedApiKey(req: Request, acceptBearer = false): string | un
 
 /**
  * `x-api-key` admission, one Redis round trip: unknown or revoked key 401, key without the
- * family's scope 403 (neither counts against the limit), then the per-key limit shared by every
- * gateway replica, the account's override winning over `defaultPerMinute` (429). `scope` null:
- * any valid key.
+ * family's scope 403 (neither counts against the limit), then the account's limit (all its keys
+ * together) shared by every gateway replica, the account's override winning over
+ * `defaultPerMinute` (429). `scope` null: any valid key.
  */
 export function requireApiKey(gate: ApiKeyGate, scope: Scope | null, defaultPerMinute: number, { acceptBearer = false } = {}): RequestHandler {
   return async (req, res, next) => {

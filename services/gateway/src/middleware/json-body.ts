@@ -1,5 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import { ApiError } from '../errors/index.js';
+import { JSONRPC_INVALID_REQUEST } from '../errors/mcp-errors.js';
 
 /** Request bodies are capped at 100 KB (SPEC "Limits") and must be JSON objects. */
 export const BODY_LIMIT = '100kb';
@@ -35,8 +36,16 @@ export const optionalJsonObjectBody: RequestHandler = (req, res, next) => {
   jsonObjectBody(req, res, next);
 };
 
-/** JSON-RPC bodies (`/mcp`): any JSON (a message is an object, a batch an array), same 100 KB limit. */
+/**
+ * JSON-RPC bodies (`/mcp`): any JSON (a message is an object, a batch an array), same 100 KB limit.
+ * An empty batch is one Invalid Request error, as JSON-RPC 2.0 says (the SDK took `[]` for a batch
+ * of notifications and answered 202 with no body).
+ */
 export const jsonRpcBody: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST') return next();
-  parseJson(req, res, next);
+  parseJson(req, res, (err?: unknown) => {
+    if (err) return next(err);
+    if (Array.isArray(req.body) && req.body.length === 0) return next(new ApiError(JSONRPC_INVALID_REQUEST, 'an empty batch holds no message'));
+    next();
+  });
 };

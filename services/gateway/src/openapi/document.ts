@@ -12,7 +12,7 @@ const sections: DocSection[] = [webScraperDoc, v1ScraperDoc, documentsDoc, botWe
 
 const description = `Turns web pages and documents into clean text, and feeds chat bots.
 
-Slow work answers 202 after 20 s; poll its status endpoint or receive a webhook. Bodies are JSON objects of at most 100 KB (400 when not JSON, 413 when larger). Every response carries X-Request-ID. Rate limit: 60 requests per minute per key by default (429 with Retry-After and RateLimit-* headers). Each family answers errors in its own format: see ScraperError, V1Error, ParserError and BotError.
+Slow work answers 202 after 20 s; poll its status endpoint or receive a webhook. Bodies are JSON objects of at most 100 KB (400 when not JSON, 413 when larger). Every response carries X-Request-ID. Rate limit: 60 requests per minute per account (all its keys together) by default (429 with Retry-After and RateLimit-* headers). Each family answers errors in its own format: see ScraperError, V1Error, ParserError and BotError.
 
 Paths match with and without a trailing slash.`;
 

@@ -8,7 +8,10 @@ import { ctx } from '../middleware/context.js';
 import { jsonRpcBody } from '../middleware/json-body.js';
 import { familyRouter } from './family-router.js';
 
-/** A session belongs to the API key that opened it; its tools call the API with that key. */
+/**
+ * A session belongs to the API key that opened it and counts against that key's account (see
+ * McpHttpSessions' caps); its tools call the API with that key.
+ */
 export interface McpSessionOwner extends SessionOwner {
   apiKey: string;
 }
@@ -23,6 +26,7 @@ export function createMcpSessions(config: GatewayConfig, ownUrl: () => string): 
     createServer: (owner) => createGleanerMcpServer({ baseUrl: ownUrl(), apiKey: owner.apiKey, pollMs: config.MCP_POLL_MS }),
     idleMs: config.MCP_SESSION_IDLE_MS,
     maxPerOwner: config.MCP_SESSIONS_PER_KEY,
+    maxPerAccount: config.MCP_SESSIONS_PER_ACCOUNT,
   });
 }
 
@@ -37,7 +41,7 @@ export function mcpRouter(deps: GatewayDeps, sessions: McpHttpSessions<McpSessio
   return familyRouter('mcp', logger, (router) => {
     router.use(requireApiKey(stores.apiKeyGate, null, config.DEFAULT_RATE_LIMIT_PER_MINUTE, { acceptBearer: true }), jsonRpcBody);
     router.all('/', async (req, res) => {
-      await sessions.handle(req, res, req.body, { id: ctx(res).keyId!, apiKey: presentedApiKey(req, true)! });
+      await sessions.handle(req, res, req.body, { id: ctx(res).keyId!, accountId: ctx(res).accountId!, apiKey: presentedApiKey(req, true)! });
     });
   });
 }
