@@ -83,6 +83,12 @@ async function extractorFor(kind: DocumentKind): Promise<Extractor> {
       return extractHtml;
     case 'txt':
       return extractTxt;
+    case 'xlsx': {
+      const { extractXlsx } = await import('./sheets/extract-xlsx.js');
+      return extractXlsx;
+    }
+    default:
+      throw new DocumentError('500-001', 'Processing error', [`no reader for ${kind} files`]);
   }
 }
 

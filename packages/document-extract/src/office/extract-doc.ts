@@ -70,6 +70,8 @@ function assertReadableWordOle(bytes: Buffer): void {
       throw new DocumentError('400-001', 'Password-protected documents are not supported', ['the Word document is password-protected (encrypted)']);
     case 'word6':
       throw new DocumentError('400-001', 'Unsupported file type', ['Word 6.0/95 documents are not supported; save the file as .docx']);
+    case 'excel':
+    case 'powerpoint':
     case 'other':
       throw new DocumentError('400-001', 'Unsupported file type', ['the OLE file holds no Word document (e.g. an Excel or PowerPoint file)']);
     case 'unreadable':

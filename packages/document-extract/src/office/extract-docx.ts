@@ -5,10 +5,9 @@ import { DocumentError } from '../errors.js';
 import type { ExtractedDocument, ExtractOptions } from '../types.js';
 import { readHeadersFooters } from './docx-headers-footers.js';
 import { finishMarkdownNotes, prepareMammothHtml, splitPages } from './docx-html.js';
-import { htmlToMarkdown } from './html-to-markdown.js';
+import { fragmentToMarkdown } from './html-to-markdown.js';
 import { htmlToText } from './html-to-text.js';
-import { isOle } from './ole-directory.js';
-import { assertSafeZip } from './zip-guard.js';
+import { openZipPackage } from './zip-package.js';
 
 const MAIN_PART = 'word/document.xml';
 // Parts mammoth reads whose w:cr it would drop.
@@ -24,13 +23,7 @@ const CARRIAGE_RETURN = /<([\w.-]+:)?cr(\s[^>]*)?\/>/g;
  */
 export async function extractDocx(bytes: Buffer, opts: ExtractOptions): Promise<ExtractedDocument> {
   opts.signal?.throwIfAborted();
-  if (isOle(bytes)) {
-    throw new DocumentError('400-001', 'Password-protected documents are not supported', ['the .docx is password-protected (encrypted: an OLE container, not a ZIP package)']);
-  }
-  assertSafeZip(bytes);
-  const zip = await JSZip.loadAsync(bytes).catch((error: unknown) => {
-    throw new DocumentError('400-001', 'The document is damaged', [`the ZIP package cannot be read: ${error instanceof Error ? error.message : String(error)}`]);
-  });
+  const { zip } = await openZipPackage(bytes, 'the .docx');
   const main = zip.file(MAIN_PART);
   if (!main) throw new DocumentError('400-001', 'Invalid file type', ['the ZIP package has no word/document.xml']);
   const documentXml = await main.async('string');
@@ -40,7 +33,8 @@ export async function extractDocx(bytes: Buffer, opts: ExtractOptions): Promise<
   const { value: html } = await mammoth.convertToHtml(
     { buffer: mammothInput },
     {
-      styleMap: ["br[type='page'] => hr"],
+      // Word's Title style is the document's title (Docling and pandoc make it a heading too).
+      styleMap: ["br[type='page'] => hr", "p[style-name='Title'] => h1:fresh"],
       // Images are not processed (SPEC): never read or base64-encode them.
       convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })),
       externalFileAccess: false,
@@ -52,7 +46,7 @@ export async function extractDocx(bytes: Buffer, opts: ExtractOptions): Promise<
   const root = parse(html);
   prepareMammothHtml(root, opts.output);
   const pages = splitPages(root).map((page) =>
-    opts.output === 'markdown' ? finishMarkdownNotes(htmlToMarkdown(page)) : htmlToText(page, { preserveWhitespace: true }),
+    opts.output === 'markdown' ? finishMarkdownNotes(fragmentToMarkdown(page.toString())) : htmlToText(page, { preserveWhitespace: true }),
   );
   pages[0] = [...headers, pages[0]].filter((s) => s !== '').join('\n\n');
   pages[pages.length - 1] = [pages[pages.length - 1], ...footers].filter((s) => s !== '').join('\n\n');
