@@ -1,7 +1,7 @@
 import { describeUnsupported, detectKind } from './detect.js';
 import { DocumentError } from './errors.js';
 import { extractDoc, extractDocx, extractHtml, extractRtf } from './office/index.js';
-import { extractTxt } from './txt/index.js';
+import { extractMd, extractTxt } from './txt/index.js';
 import { type DocumentKind, type ExtractedDocument, type ExtractOptions, PAGE_BREAK } from './types.js';
 
 /** SPEC "Limits": parser file size 50 MB, all document types (the downloader enforces it too). */
@@ -87,6 +87,36 @@ async function extractorFor(kind: DocumentKind): Promise<Extractor> {
       const { extractXlsx } = await import('./sheets/extract-xlsx.js');
       return extractXlsx;
     }
+    case 'xls': {
+      const { extractXls } = await import('./sheets/extract-xls.js');
+      return extractXls;
+    }
+    case 'ods': {
+      const { extractOds } = await import('./sheets/extract-ods.js');
+      return extractOds;
+    }
+    case 'csv': {
+      const { extractCsv } = await import('./sheets/extract-csv.js');
+      return extractCsv;
+    }
+    case 'pptx': {
+      const { extractPptx } = await import('./slides/extract-pptx.js');
+      return extractPptx;
+    }
+    case 'odt': {
+      const { extractOdt } = await import('./odf/extract-odt.js');
+      return extractOdt;
+    }
+    case 'odp': {
+      const { extractOdp } = await import('./odf/extract-odp.js');
+      return extractOdp;
+    }
+    case 'epub': {
+      const { extractEpub } = await import('./epub/extract-epub.js');
+      return extractEpub;
+    }
+    case 'md':
+      return extractMd;
     default:
       throw new DocumentError('500-001', 'Processing error', [`no reader for ${kind} files`]);
   }

@@ -29,6 +29,14 @@ export function prepareMammothHtml(root: HTMLElement, output: OutputFormat): voi
   }
 }
 
+/**
+ * A note's label in the text, for the HTML our readers build: a placeholder that finishMarkdownNotes
+ * turns into "[^1]" in markdown (written as such, the renderer would escape it), "[1]" in plain text.
+ */
+export function noteMarker(label: string, output: OutputFormat): string {
+  return output === 'markdown' ? `${NOTE_OPEN}${label}${NOTE_CLOSE}` : `[${escapeText(label)}]`;
+}
+
 /** Replaces the markdown note placeholders with GFM footnote syntax. */
 export function finishMarkdownNotes(markdown: string): string {
   return markdown.replace(NOTE_PLACEHOLDER, '[^$1]');

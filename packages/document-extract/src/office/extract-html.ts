@@ -27,12 +27,13 @@ export async function extractHtml(bytes: Buffer, opts: ExtractOptions): Promise<
   notes.push(`decoded as ${decoded.encoding}`);
   // Word's downlevel-revealed conditionals (<![if !supportLists]>) are not comments: drop the markers.
   const html = decoded.text.replace(/<!\[(?:end)?if[^\]]*\]>/gi, '');
-  const text = opts.output === 'markdown' ? htmlFileToMarkdown(html) : plainText(html);
+  const text = opts.output === 'markdown' ? htmlFileToMarkdown(html) : htmlFilePlainText(html);
   opts.onProgress?.(1, 1);
   return { kind: 'html', pages: [text], notes, ocrPages: 0 };
 }
 
-function plainText(html: string): string {
+/** The plain text of an HTML file's body (browser whitespace rules). */
+export function htmlFilePlainText(html: string): string {
   const root = parse(html, { comment: false, blockTextElements: { script: true, style: true, noscript: true, pre: true } });
   return htmlToText(root.querySelector('body') ?? root, { preserveWhitespace: false });
 }

@@ -1,4 +1,7 @@
 import { capNesting, parseDocument, renderMarkdown } from '@gleaner/html-extract/markdown';
+import { parse } from 'node-html-parser';
+import type { OutputFormat } from '../types.js';
+import { htmlToText } from './html-to-text.js';
 
 /**
  * Markdown of a document's HTML with html-extract's renderer (GFM tables, lists, emphasis; linear
@@ -16,4 +19,9 @@ export function fragmentToMarkdown(html: string): string {
 export function htmlFileToMarkdown(html: string): string {
   const document = parseDocument(capNesting(html));
   return renderMarkdown(document.body ?? document.documentElement, { documentTables: true });
+}
+
+/** The text of HTML our readers built, in the output asked for: markdown, or plain text (htmlToText). */
+export function renderBuiltHtml(html: string, output: OutputFormat): string {
+  return output === 'markdown' ? fragmentToMarkdown(html) : htmlToText(parse(html), { preserveWhitespace: false });
 }
