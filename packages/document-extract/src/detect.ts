@@ -187,7 +187,7 @@ function declaredTextType(declared: string | undefined): 'txt' | 'csv' | 'md' | 
   if (!declared) return null;
   const normalised = declared.trim().toLowerCase().replace(/^\./, '').replace(/;.*$/, '');
   if (normalised === 'txt' || normalised === 'text' || normalised === 'text/plain') return 'txt';
-  if (normalised === 'csv' || normalised === 'text/csv') return 'csv';
+  if (normalised === 'csv' || normalised === 'tsv' || normalised === 'text/csv' || normalised === 'text/tab-separated-values') return 'csv';
   if (normalised === 'md' || normalised === 'markdown' || normalised === 'text/markdown') return 'md';
   if (normalised === 'html' || normalised === 'htm' || normalised === 'text/html') return 'html';
   return null;
