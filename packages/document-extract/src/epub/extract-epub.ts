@@ -44,7 +44,7 @@ export async function extractEpub(bytes: Buffer, opts: ExtractOptions): Promise<
       notes.push(`chapter ${chapter} is missing from the package`);
       continue;
     }
-    const text = opts.output === 'markdown' ? htmlFileToMarkdown(html) : htmlFilePlainText(html);
+    const text = opts.output === 'markdown' ? htmlFileToMarkdown(html, { packaged: true }) : htmlFilePlainText(html);
     if (text.trim() !== '') pages.push(text);
     opts.onProgress?.(pages.length, Math.min(chapters.length, MAX_CHAPTERS));
   }

@@ -30,6 +30,7 @@ export async function extractOdp(bytes: Buffer, opts: ExtractOptions): Promise<E
   translateOdf(content, writer, {
     open(name, attributes) {
       const slide = slides[slides.length - 1];
+      if (name === 'page' || name === 'notes' || name === 'frame') writer.flushItems();
       if (name === 'page' && !inNotes) {
         if (slides.length >= MAX_SLIDES) {
           pagesCut++;
@@ -48,6 +49,7 @@ export async function extractOdp(bytes: Buffer, opts: ExtractOptions): Promise<E
     },
     close(name) {
       const slide = slides[slides.length - 1];
+      if (name === 'frame' || name === 'notes' || name === 'page') writer.flushItems();
       if (name === 'frame' && frames.length > 0) writer.sink = frames.pop()!;
       else if (name === 'notes' && slide) {
         inNotes = false;

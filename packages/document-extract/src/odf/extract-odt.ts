@@ -19,6 +19,7 @@ export async function extractOdt(bytes: Buffer, opts: ExtractOptions): Promise<E
   styles.read(content);
   const writer = new OdfHtmlWriter(styles, (label) => noteMarker(label, opts.output));
   translateOdf(content, writer);
+  writer.flushItems();
   const notes = writer.notes.map((note) => `<p>${noteMarker(note.label, opts.output)}${opts.output === 'markdown' ? ':' : ''} ${note.html}</p>`);
   const text = renderBuiltHtml(writer.sink.html.join('') + notes.join(''), opts.output);
   opts.onProgress?.(1, 1);

@@ -1,3 +1,4 @@
+import { listParagraphsHtml, type ListParagraph } from '../markup/list-html.js';
 import { escapeHtml, readXml } from '../markup/xml-stream.js';
 
 /**
@@ -5,7 +6,10 @@ import { escapeHtml, readXml } from '../markup/xml-stream.js';
  * streams by, for the shared HTML renderers (markdown through html-extract, plain text through
  * htmlToText):
  *  - text:h (its outline level) and paragraphs of the Title style are headings;
- *  - text:list is a bulleted or numbered list as its list style's level says;
+ *  - a paragraph in a text:list is an item of a bulleted or numbered list as its list style's
+ *    level says (the list's style, else its paragraph style's); items are gathered flat with
+ *    their depth and nested when written, because ODF splits one visible list over several
+ *    text:list elements (an item holding only a deeper list continues the item before it);
  *  - table:table is a table, its spans kept (covered cells dropped; the renderer spreads spans);
  *  - text:note becomes a note label in the text and its body a note after the document;
  *  - annotations (comments), tracked deletions and drawings' alternative text are left out.
@@ -25,6 +29,8 @@ interface TextStyle {
 export class OdfStyles {
   readonly lists = new Map<string, ListStyle>();
   readonly text = new Map<string, TextStyle>();
+  /** Paragraph styles that carry a list style (style:list-style-name). */
+  readonly listStyleOf = new Map<string, string>();
 
   /** Reads the styles of a part (styles.xml, then content.xml's automatic styles); the body is passed over. */
   read(xml: string): void {
@@ -39,6 +45,7 @@ export class OdfStyles {
         } else if (name === 'style' && attributes.name) {
           style = { parent: attributes['parent-style-name'] };
           this.text.set(attributes.name, style);
+          if (attributes['list-style-name']) this.listStyleOf.set(attributes.name, attributes['list-style-name']);
         } else if (name === 'text-properties' && style) {
           if (attributes['font-weight'] === 'bold' || Number(attributes['font-weight']) >= 600) style.bold = true;
           if (attributes['font-style'] === 'italic' || attributes['font-style'] === 'oblique') style.italic = true;
@@ -64,6 +71,8 @@ export class OdfStyles {
 /** Where the translator writes: the ODT reader keeps one sink, the ODP reader one per slide part. */
 export interface HtmlSink {
   html: string[];
+  /** List items read and not yet written (see flush). */
+  items?: ListParagraph[];
 }
 
 /**
@@ -73,8 +82,11 @@ export interface HtmlSink {
 export class OdfHtmlWriter {
   sink: HtmlSink = { html: [] };
   readonly notes: Array<{ label: string; html: string }> = [];
-  /** Open lists: the style each was given (nested lists without one inherit it) and their depth. */
-  private readonly lists: Array<{ style: string | undefined; ordered: boolean }> = [];
+  /** Open lists: the style each was given (nested lists without one inherit it). */
+  private readonly lists: Array<{ style: string | undefined }> = [];
+  /** The list item paragraph being read: where its text goes, and the sink to return to. */
+  private item: { paragraph: HtmlSink; outer: HtmlSink; level: number; style: string | undefined } | null = null;
+  private lastListStyle: string | undefined;
   /** Inline elements opened, with the closing tag each needs (null: nothing written). */
   private readonly inline: Array<string | null> = [];
   private skipped = 0;
@@ -113,30 +125,27 @@ export class OdfHtmlWriter {
       case 'object-ole':
         this.skipped = 1;
         return true;
-      case 'h': {
-        const level = Math.min(Math.max(Number(attributes['outline-level'] ?? 1) || 1, 1), 6);
-        out.push(`<h${level}>`);
-        this.inline.push(`</h${level}>`);
-        this.inParagraph = true;
+      case 'h':
+      case 'p':
+        if (this.lists.length > 0 && !this.item && !this.cellOpen) {
+          let listStyle: string | undefined;
+          for (let i = this.lists.length - 1; i >= 0 && listStyle === undefined; i--) listStyle = this.lists[i].style;
+          // Else the paragraph's style's; else the style of the list before, which the unstyled list continues.
+          listStyle ??= this.styles.listStyleOf.get(attributes['style-name'] ?? '') ?? this.lastListStyle;
+          this.lastListStyle = listStyle;
+          this.item = { paragraph: { html: [] }, outer: this.sink, level: this.lists.length - 1, style: listStyle };
+          this.sink = this.item.paragraph;
+          this.inline.push(null);
+          this.inParagraph = true;
+          return true;
+        }
+        this.flushItems();
+        return this.block(name, attributes);
+      case 'list':
+        this.lists.push({ style: attributes['style-name'] });
         return true;
-      }
-      case 'p': {
-        const tag = this.styles.isTitle(attributes['style-name']) && this.lists.length === 0 && !this.cellOpen ? 'h1' : 'p';
-        out.push(`<${tag}>`);
-        this.inline.push(`</${tag}>`);
-        this.inParagraph = true;
-        return true;
-      }
-      case 'list': {
-        const style = attributes['style-name'] ?? this.lists[this.lists.length - 1]?.style;
-        const ordered = this.styles.lists.get(style ?? '')?.get(this.lists.length + 1) ?? false;
-        this.lists.push({ style, ordered });
-        out.push(ordered ? '<ol>' : '<ul>');
-        return true;
-      }
       case 'list-item':
       case 'list-header':
-        out.push('<li>');
         return true;
       case 'span': {
         const style = this.styles.text.get(attributes['style-name'] ?? '');
@@ -162,7 +171,8 @@ export class OdfHtmlWriter {
         out.push('<br>');
         return true;
       case 'table':
-        out.push('<table>');
+        this.flushItems();
+        this.sink.html.push('<table>');
         return true;
       case 'table-row':
         out.push('<tr>');
@@ -193,6 +203,37 @@ export class OdfHtmlWriter {
     }
   }
 
+  /** Writes the list items gathered so far into the sink they were read for. */
+  flushItems(): void {
+    const items = this.sink.items;
+    if (!items || items.length === 0) return;
+    this.sink.html.push(listParagraphsHtml(items));
+    items.length = 0;
+  }
+
+  private block(name: 'h' | 'p', attributes: Record<string, string>): boolean {
+    const tag =
+      name === 'h'
+        ? `h${Math.min(Math.max(Number(attributes['outline-level'] ?? 1) || 1, 1), 6)}`
+        : this.styles.isTitle(attributes['style-name']) && !this.cellOpen
+          ? 'h1'
+          : 'p';
+    this.sink.html.push(`<${tag}>`);
+    this.inline.push(`</${tag}>`);
+    this.inParagraph = true;
+    return true;
+  }
+
+  private finishItem(): void {
+    const { paragraph, outer, level, style } = this.item!;
+    this.item = null;
+    this.sink = outer;
+    const html = paragraph.html.join('').trim();
+    if (html === '') return;
+    const ordered = this.styles.lists.get(style ?? '')?.get(level + 1) ?? false;
+    (outer.items ??= []).push({ html, bullet: ordered ? 'ol' : 'ul', level });
+  }
+
   text(text: string): void {
     if (this.skipped > 0) return;
     if (this.note?.inCitation) {
@@ -217,15 +258,17 @@ export class OdfHtmlWriter {
       case 'a': {
         const closing = this.inline.pop();
         if (closing) out.push(closing);
-        if (name === 'h' || name === 'p') this.inParagraph = this.inline.length > 0;
+        if (name === 'h' || name === 'p') {
+          this.inParagraph = this.inline.length > 0;
+          if (this.item && !this.inParagraph) this.finishItem();
+        }
         return true;
       }
       case 'list':
-        out.push(this.lists.pop()?.ordered ? '</ol>' : '</ul>');
+        this.lists.pop();
         return true;
       case 'list-item':
       case 'list-header':
-        out.push('</li>');
         return true;
       case 'table':
         out.push('</table>');

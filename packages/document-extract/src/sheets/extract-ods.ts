@@ -116,10 +116,12 @@ function readSpreadsheet(xml: string, budget: WorkbookBudget): SheetGrid[] {
         case 'table-row':
           if (grid && tableDepth === 1) {
             // An empty row repeated a million times is only a jump; a filled one is copied up to the limit.
-            const copies = cells.length === 0 ? 0 : Math.min(rowRepeat, MAX_SHEET_ROWS - row + 1);
+            if (cells.length > 0 && row + rowRepeat > MAX_SHEET_ROWS) grid.rowsCut = true;
+            const copies = cells.length === 0 ? 0 : Math.max(0, Math.min(rowRepeat, MAX_SHEET_ROWS - row));
             for (let copy = 0; copy < copies; copy++) {
               for (const filled of cells) {
-                const last = Math.min(filled.column + filled.repeat, MAX_SHEET_COLUMNS + 1);
+                if (filled.column + filled.repeat > MAX_SHEET_COLUMNS) grid.columnsCut = true;
+                const last = Math.min(filled.column + filled.repeat, MAX_SHEET_COLUMNS);
                 for (let c = filled.column; c < last; c++) grid.set(row + copy, c, filled.text);
               }
             }
