@@ -148,6 +148,15 @@ describe('word structure', () => {
     expect(text).toMatch(/\| Cell 1 item 1 Cell 1 item 2 +\|\n\| -+ \|\n\| Cell 2 item 1 Cell 2 item 2 +\|/);
   });
 
+  it('writes equations as LaTeX in markdown ($ inline, $$ on their own line) and as their characters in plain text', async () => {
+    const equations = structure('docx/equations.docx');
+    const text = (await parseDocument(equations, markdown)).text;
+    expect(text).toMatch(/^This is a word document and this is an inline equation: \$A=\\pi r\^\{2\}\$\./);
+    expect(text).toContain('\n\n$$f\\left(x\\right)=a_{0}+\\sum_{n=1}^{\\infty}\\left(a_{n}\\cos\\frac{n\\pi x}{L}+b_{n}\\sin\\frac{n\\pi x}{L}\\right)$$\n\n');
+    expect((await parseDocument(equations, plain)).text).toMatch(/^This is a word document and this is an inline equation: A=πr2\./);
+    expect((await parseDocument(structure('docx/table_with_equations.docx'), markdown)).text).toContain('| $x=\\frac{-b\\pm \\sqrt{b^{2}-4ac}}{2a}$ |');
+  });
+
   it('writes a .doc table as a pipe table in markdown', async () => {
     const doc = readFileSync(path.resolve(here, '../../../../shared/corpus/docs/doc/nwe-test03-table.doc'));
     const text = (await parseDocument(doc, markdown)).text;
