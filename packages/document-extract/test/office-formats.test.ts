@@ -153,7 +153,7 @@ describe('word structure', () => {
     const text = (await parseDocument(equations, markdown)).text;
     expect(text).toMatch(/^This is a word document and this is an inline equation: \$A=\\pi r\^\{2\}\$\./);
     expect(text).toContain('\n\n$$f\\left(x\\right)=a_{0}+\\sum_{n=1}^{\\infty}\\left(a_{n}\\cos\\frac{n\\pi x}{L}+b_{n}\\sin\\frac{n\\pi x}{L}\\right)$$\n\n');
-    expect((await parseDocument(equations, plain)).text).toMatch(/^This is a word document and this is an inline equation: A=πr2\./);
+    expect((await parseDocument(equations, plain)).text).toMatch(/^This is a word document and this is an inline equation: A=πr2 \./);
     expect((await parseDocument(structure('docx/table_with_equations.docx'), markdown)).text).toContain('| $x=\\frac{-b\\pm \\sqrt{b^{2}-4ac}}{2a}$ |');
   });
 
