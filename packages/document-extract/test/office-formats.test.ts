@@ -3,10 +3,10 @@ import JSZip from 'jszip';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DocumentError } from '../src/errors.js';
 import { parseDocument } from '../src/parse-document.js';
 import { CONTENT_TYPES, rawZip } from '../../../tests/support/hostile-files.js';
 import { cpuMs } from '../../../tests/support/cpu-time.js';
+import { failure } from './document-failure.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const structure = (relative: string): Buffer => readFileSync(path.resolve(here, '../../../../shared/corpus/docs-structure', relative));
@@ -14,16 +14,6 @@ const fixture = (name: string): Buffer => readFileSync(path.resolve(here, 'fixtu
 const markdown = { output: 'markdown' } as const;
 const plain = { output: 'plain' } as const;
 const BREAK = '\n\n=== Page Break ===\n\n';
-
-async function failure(promise: Promise<unknown>): Promise<DocumentError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DocumentError) return error;
-    throw error;
-  }
-  throw new Error('expected a DocumentError');
-}
 
 /** An OpenDocument package: the stored mimetype first, then content.xml. */
 async function odf(mimetype: string, body: string): Promise<Buffer> {

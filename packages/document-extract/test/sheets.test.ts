@@ -3,25 +3,15 @@ import JSZip from 'jszip';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DocumentError } from '../src/errors.js';
 import { parseDocument } from '../src/parse-document.js';
 import { MAX_SHEET_ROWS, MAX_WORKBOOK_CELLS } from '../src/sheets/sheet-grid.js';
 import { cpuMs } from '../../../tests/support/cpu-time.js';
+import { failure } from './document-failure.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const structure = (relative: string): Buffer => readFileSync(path.resolve(here, '../../../../shared/corpus/docs-structure', relative));
 const fixture = (name: string): Buffer => readFileSync(path.resolve(here, 'fixtures/office', name));
 const markdown = { output: 'markdown' } as const;
-
-async function failure(promise: Promise<unknown>): Promise<DocumentError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DocumentError) return error;
-    throw error;
-  }
-  throw new Error('expected a DocumentError');
-}
 
 const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';

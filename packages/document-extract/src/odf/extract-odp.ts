@@ -1,10 +1,8 @@
-import { missingPart, openZipPackage } from '../office/zip-package.js';
-import { renderSlides, type Slide } from '../slides/render-slides.js';
+import { MAX_SLIDES, renderSlides, type Slide } from '../slides/render-slides.js';
 import type { ExtractedDocument, ExtractOptions } from '../types.js';
-import { type HtmlSink, OdfHtmlWriter, OdfStyles, translateOdf } from './odf-html.js';
+import { type HtmlSink, OdfHtmlWriter, translateOdf } from './odf-html.js';
+import { openOdfPackage, readOdfStyles } from './odf-package.js';
 
-/** Slides read; a deck with more is cut there (a note says so). */
-const MAX_SLIDES = 2000;
 
 /**
  * OpenDocument presentations (.odp): each draw:page one page, like a .pptx slide: the frame of
@@ -13,12 +11,8 @@ const MAX_SLIDES = 2000;
  */
 export async function extractOdp(bytes: Buffer, opts: ExtractOptions): Promise<ExtractedDocument> {
   opts.signal?.throwIfAborted();
-  const pkg = await openZipPackage(bytes, 'the .odp');
-  const content = await pkg.text('content.xml');
-  if (content === null) throw missingPart('the .odp', 'content.xml');
-  const styles = new OdfStyles();
-  styles.read((await pkg.text('styles.xml')) ?? '');
-  styles.read(content);
+  const { pkg, content } = await openOdfPackage(bytes, 'the .odp');
+  const styles = await readOdfStyles(pkg, content);
 
   const writer = new OdfHtmlWriter(styles, (label) => `[${label}]`);
   const slides: Array<{ title: HtmlSink; body: HtmlSink; notes: HtmlSink }> = [];

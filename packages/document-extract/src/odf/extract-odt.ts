@@ -1,8 +1,8 @@
 import { finishMarkdownNotes, noteMarker } from '../office/docx-html.js';
 import { renderBuiltHtml } from '../office/html-to-markdown.js';
-import { missingPart, openZipPackage } from '../office/zip-package.js';
 import type { ExtractedDocument, ExtractOptions } from '../types.js';
-import { OdfHtmlWriter, OdfStyles, translateOdf } from './odf-html.js';
+import { OdfHtmlWriter, translateOdf } from './odf-html.js';
+import { openOdfPackage, readOdfStyles } from './odf-package.js';
 
 /**
  * OpenDocument text (.odt): the body of content.xml as headings, paragraphs, lists and tables
@@ -11,12 +11,8 @@ import { OdfHtmlWriter, OdfStyles, translateOdf } from './odf-html.js';
  */
 export async function extractOdt(bytes: Buffer, opts: ExtractOptions): Promise<ExtractedDocument> {
   opts.signal?.throwIfAborted();
-  const pkg = await openZipPackage(bytes, 'the .odt');
-  const content = await pkg.text('content.xml');
-  if (content === null) throw missingPart('the .odt', 'content.xml');
-  const styles = new OdfStyles();
-  styles.read((await pkg.text('styles.xml')) ?? '');
-  styles.read(content);
+  const { pkg, content } = await openOdfPackage(bytes, 'the .odt');
+  const styles = await readOdfStyles(pkg, content);
   const writer = new OdfHtmlWriter(styles, (label) => noteMarker(label, opts.output));
   translateOdf(content, writer);
   writer.flushItems();

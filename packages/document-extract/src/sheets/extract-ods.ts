@@ -1,5 +1,5 @@
 import { readXml } from '../markup/xml-stream.js';
-import { missingPart, openZipPackage } from '../office/zip-package.js';
+import { openOdfPackage } from '../odf/odf-package.js';
 import type { ExtractedDocument, ExtractOptions } from '../types.js';
 import { cutNotes, renderSheet } from './render-sheets.js';
 import { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, SheetGrid, WorkbookBudget } from './sheet-grid.js';
@@ -13,9 +13,7 @@ import { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, SheetGrid, WorkbookBudget } from './
  */
 export async function extractOds(bytes: Buffer, opts: ExtractOptions): Promise<ExtractedDocument> {
   opts.signal?.throwIfAborted();
-  const pkg = await openZipPackage(bytes, 'the .ods');
-  const content = await pkg.text('content.xml');
-  if (content === null) throw missingPart('the .ods', 'content.xml');
+  const { content } = await openOdfPackage(bytes, 'the .ods');
   const budget = new WorkbookBudget();
   const sheets = readSpreadsheet(content, budget);
   const pages = sheets.map((sheet) => renderSheet(sheet, opts.output, { heading: true }));

@@ -3,11 +3,9 @@ import { escapeHtml, readXml } from '../markup/xml-stream.js';
 import { readRelationships } from '../office/relationships.js';
 import { missingPart, openZipPackage, type ZipPackage } from '../office/zip-package.js';
 import type { ExtractedDocument, ExtractOptions } from '../types.js';
-import { renderSlides, type Slide, type SlideBlock, type SlideParagraph, type SlideTableCell } from './render-slides.js';
+import { MAX_SLIDES, renderSlides, type Slide, type SlideBlock, type SlideParagraph, type SlideTableCell } from './render-slides.js';
 
 const PRESENTATION = 'ppt/presentation.xml';
-/** Slides read; a deck with more is cut there (a note says so). */
-export const MAX_SLIDES = 2000;
 
 /**
  * PowerPoint 2007+ (.pptx): each slide one page, in the presentation's order (p:sldIdLst): its

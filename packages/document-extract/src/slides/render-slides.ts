@@ -2,6 +2,9 @@ import { renderBuiltHtml } from '../office/html-to-markdown.js';
 import { listParagraphsHtml, type ListParagraph } from '../markup/list-html.js';
 import type { OutputFormat } from '../types.js';
 
+/** Slides read of a deck (PPTX, ODP); a deck with more is cut there (a note says so). */
+export const MAX_SLIDES = 2000;
+
 /** A slide as the slide readers (PPTX, ODP) find it; text is HTML-escaped inline markup. */
 export interface Slide {
   title: string;
