@@ -40,6 +40,15 @@ describe('pptx', () => {
     expect((await parseDocument(structure('pptx/powerpoint_sample.pptx'), plain)).text).toContain('R1\tTrue\tFalse\t\tFalse\tTrue\tTrue');
   });
 
+  it('finds the slides by their relationship id whatever the order of p:sldId\'s id and r:id attributes', async () => {
+    const zip = await JSZip.loadAsync(structure('pptx/powerpoint_sample.pptx'));
+    const presentation = await zip.file('ppt/presentation.xml')!.async('string');
+    const swapped = presentation.replace(/<p:sldId id="(\d+)" r:id="(\w+)"\/>/g, '<p:sldId r:id="$2" id="$1"/>');
+    expect(swapped).not.toBe(presentation);
+    zip.file('ppt/presentation.xml', swapped);
+    expect(await parseDocument(await zip.generateAsync({ type: 'nodebuffer' }), markdown)).toMatchObject({ kind: 'pptx', pages: 3 });
+  });
+
   it('leaves comments out, as for Word (SPEC), and reads shapes it does not know for their text', async () => {
     const comments = await parseDocument(structure('pptx/powerpoint_comments.pptx'), markdown);
     expect(comments.text).toContain('# Features');

@@ -6,7 +6,8 @@ import { Parser } from 'htmlparser2';
  * the reader keeps, so a sheet of a million cells costs its text, not a DOM of it (xmldom holds
  * several hundred bytes an element). Entity declarations in a DOCTYPE are never expanded (only
  * the XML and numeric character references are decoded), so there is no entity bomb to defuse.
- * Element and attribute names are given without their prefix (`text:p` -> `p`): generators
+ * Element and attribute names are given without their prefix (`text:p` -> `p`; a prefixed
+ * attribute also under its full name): generators
  * choose prefixes freely (`x:c` in the Open XML SDK's sheets), and the names we read do not
  * collide within one part.
  */
@@ -38,9 +39,19 @@ function localAttributes(attributes: Record<string, string>): Record<string, str
   for (const name in attributes) {
     // xmlns declarations say nothing we read, and `xmlns:x` would shadow an attribute named `x`.
     if (name === 'xmlns' || name.startsWith('xmlns:')) continue;
-    out[localName(name)] = attributes[name];
+    const local = localName(name);
+    // An unprefixed attribute keeps its name (p:sldId has both `id` and `r:id`); the prefixed one
+    // is also kept whole, for the readers that need it (relationshipId).
+    if (local === name || !(local in attributes)) out[local] = attributes[name];
+    if (local !== name) out[name] = attributes[name];
   }
   return out;
+}
+
+/** The relationship id an OOXML element names (`r:id`, whatever the prefix). */
+export function relationshipId(attributes: Record<string, string>): string | undefined {
+  for (const name in attributes) if (name.endsWith(':id')) return attributes[name];
+  return undefined;
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };

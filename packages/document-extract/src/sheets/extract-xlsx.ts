@@ -1,5 +1,5 @@
 import { DocumentError } from '../errors.js';
-import { readXml } from '../markup/xml-stream.js';
+import { readXml, relationshipId } from '../markup/xml-stream.js';
 import { readRelationships } from '../office/relationships.js';
 import { missingPart, openZipPackage } from '../office/zip-package.js';
 import type { ExtractedDocument, ExtractOptions } from '../types.js';
@@ -61,7 +61,10 @@ function readWorkbook(xml: string): { sheets: WorkbookSheet[]; date1904: boolean
   readXml(xml, {
     open(name, attributes) {
       if (name === 'workbookPr') date1904 = attributes.date1904 === '1' || attributes.date1904 === 'true';
-      else if (name === 'sheet' && attributes.id) sheets.push({ name: attributes.name ?? '', relationshipId: attributes.id });
+      else if (name === 'sheet') {
+        const id = relationshipId(attributes);
+        if (id) sheets.push({ name: attributes.name ?? '', relationshipId: id });
+      }
     },
   });
   return { sheets, date1904 };

@@ -1,5 +1,5 @@
 import { DocumentError } from '../errors.js';
-import { escapeHtml, readXml } from '../markup/xml-stream.js';
+import { escapeHtml, readXml, relationshipId } from '../markup/xml-stream.js';
 import { readRelationships } from '../office/relationships.js';
 import { missingPart, openZipPackage, type ZipPackage } from '../office/zip-package.js';
 import type { ExtractedDocument, ExtractOptions } from '../types.js';
@@ -23,7 +23,8 @@ export async function extractPptx(bytes: Buffer, opts: ExtractOptions): Promise<
   const slideIds: string[] = [];
   readXml(presentation, {
     open(name, attributes) {
-      if (name === 'sldId' && attributes.id) slideIds.push(attributes.id);
+      const id = name === 'sldId' ? relationshipId(attributes) : undefined;
+      if (id) slideIds.push(id);
     },
   });
   const slideParts = slideIds.map((id) => relationships.get(id)).filter((r) => r?.type === 'slide').map((r) => r!.target);
