@@ -57,8 +57,8 @@ export async function parseDocument(bytes: Buffer, options: ParseDocumentOptions
 }
 
 /**
- * PDF and image readers are imported on first use: pdf.js, sharp and tesseract.js are heavy,
- * and a process that only reads Word or text files never needs them.
+ * PDF, image and office readers are imported on first use: pdf.js, sharp and tesseract.js are
+ * heavy, and a process that only reads Word or text files never needs them.
  */
 async function extractorFor(kind: DocumentKind): Promise<Extractor> {
   switch (kind) {
@@ -83,44 +83,24 @@ async function extractorFor(kind: DocumentKind): Promise<Extractor> {
       return extractHtml;
     case 'txt':
       return extractTxt;
-    case 'xlsx': {
-      const { extractXlsx } = await import('./sheets/extract-xlsx.js');
-      return extractXlsx;
-    }
-    case 'xls': {
-      const { extractXls } = await import('./sheets/extract-xls.js');
-      return extractXls;
-    }
-    case 'ods': {
-      const { extractOds } = await import('./sheets/extract-ods.js');
-      return extractOds;
-    }
-    case 'csv': {
-      const { extractCsv } = await import('./sheets/extract-csv.js');
-      return extractCsv;
-    }
-    case 'pptx': {
-      const { extractPptx } = await import('./slides/extract-pptx.js');
-      return extractPptx;
-    }
-    case 'odt': {
-      const { extractOdt } = await import('./odf/extract-odt.js');
-      return extractOdt;
-    }
-    case 'odp': {
-      const { extractOdp } = await import('./odf/extract-odp.js');
-      return extractOdp;
-    }
-    case 'epub': {
-      const { extractEpub } = await import('./epub/extract-epub.js');
-      return extractEpub;
-    }
     case 'md':
       return extractMd;
     default:
-      throw new DocumentError('500-001', 'Processing error', [`no reader for ${kind} files`]);
+      return OFFICE_READERS[kind]();
   }
 }
+
+/** The readers of the formats added with issue 41, loaded on first use like pdf.js (SheetJS alone is 1 MB of code). */
+const OFFICE_READERS: Record<'xlsx' | 'xls' | 'ods' | 'csv' | 'pptx' | 'odp' | 'odt' | 'epub', () => Promise<Extractor>> = {
+  xlsx: async () => (await import('./sheets/extract-xlsx.js')).extractXlsx,
+  xls: async () => (await import('./sheets/extract-xls.js')).extractXls,
+  ods: async () => (await import('./sheets/extract-ods.js')).extractOds,
+  csv: async () => (await import('./sheets/extract-csv.js')).extractCsv,
+  pptx: async () => (await import('./slides/extract-pptx.js')).extractPptx,
+  odp: async () => (await import('./odf/extract-odp.js')).extractOdp,
+  odt: async () => (await import('./odf/extract-odt.js')).extractOdt,
+  epub: async () => (await import('./epub/extract-epub.js')).extractEpub,
+};
 
 function asDocumentError(error: unknown, kind: DocumentKind, signal: AbortSignal | undefined): DocumentError {
   if (error instanceof DocumentError) return error;
