@@ -163,7 +163,7 @@ describe.each([
       expect(body.details.join(' ')).toMatch(detail);
     };
     await expectError(await upload(setup, blobOf(pdf), { output: 'html' }), 400, '400-005: Invalid output format', /'output' must be/);
-    await expectError(await upload(setup, blobOf(pdf), { type: 'xls' }), 400, '400-001: Invalid file type', /'type' must be one of/);
+    await expectError(await upload(setup, blobOf(pdf), { type: 'ppt' }), 400, '400-001: Invalid file type', /'type' must be one of/);
     await expectError(await upload(setup, blobOf(pdf), { webhook: 'ftp://example.com/hook' }), 400, '400-003: Invalid webhook URL', /webhook/);
     await expectError(await upload(setup, blobOf(pdf), { url: 'https://example.com/a.pdf' }), 400, '400-004: Missing required field', /not both/);
     await expectError(await upload(setup, null, { type: 'pdf' }), 400, '400-004: Missing required field', /'file' is required/);

@@ -181,7 +181,7 @@ export interface SelectStatus extends SelectResult {
 // ── Document parser `/documents` ─────────────────────────────────────────────────────────────
 
 /** The parser's `type` values (SPEC; the image guide adds tiff, tif, heic). */
-export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'] as const;
+export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic', 'xlsx', 'xls', 'ods', 'csv', 'pptx', 'odp', 'odt', 'rtf', 'epub', 'html', 'md'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 export interface ParseRequest {

@@ -39,7 +39,7 @@ const INSTRUCTIONS = `Gleaner turns web pages and documents into clean text for 
 - scrape: one web page as markdown (or JSON extracted by a language model with prompt).
 - scrape_many: several pages at once; failures are reported per page.
 - select: only the elements of a page that match a CSS selector or XPath expression.
-- parse_document: a PDF, Word file, image (OCR) or text file as text, page by page.
+- parse_document: a PDF, Word, Excel, PowerPoint, OpenDocument, EPUB, HTML, image (OCR) or text file as text, page by page.
 - get_result: a request that was still running, or the rest of a long answer (start_index).
 Answers are cut at max_length characters; the cut says how to read on.`;
 
@@ -155,7 +155,7 @@ export function createGleanerMcpServer(options: GleanerMcpOptions): McpServer {
     {
       title: 'Read a document',
       description:
-        'Downloads a document and returns its text: PDF (text or scanned, read by OCR), Word (doc, docx), images (jpg, png, tiff, heic; OCR) and text files, as markdown or plain text. Pages of multi-page documents are labelled "=== Page N of M ==="; pages selects some of them. Large documents take a while: progress reports pages done.',
+        'Downloads a document and returns its text: PDF (text or scanned, read by OCR), Word (doc, docx), RTF, Excel (xlsx, xls), CSV, PowerPoint (pptx), OpenDocument (odt, ods, odp), EPUB, HTML, markdown, images (jpg, png, tiff, heic; OCR) and text files, as markdown (tables as pipe tables) or plain text. Pages of multi-page documents are labelled "=== Page N of M ===" (a sheet, a slide and an EPUB chapter are each a page); pages selects some of them. Large documents take a while: progress reports pages done.',
       inputSchema: parseDocumentInput,
       annotations: { title: 'Read a document', ...READS_THE_WEB },
     },

@@ -96,7 +96,7 @@ export const selectInput = z.strictObject({
 });
 
 export const parseDocumentInput = z.strictObject({
-  url: httpUrl.describe('URL of the document or image: PDF (text or scanned), Word (doc, docx), image for OCR (jpg, png, tiff, heic) or text file.'),
+  url: httpUrl.describe('URL of the document or image: PDF (text or scanned), Word (doc, docx), RTF, Excel (xlsx, xls), CSV, PowerPoint (pptx), OpenDocument (odt, ods, odp), EPUB, HTML, markdown, image for OCR (jpg, png, tiff, heic) or text file.'),
   type: z
     .enum(DOCUMENT_TYPES)
     .optional()

@@ -146,7 +146,7 @@ describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport
     // scrape and scrape_many take the same API options, from one place.
     for (const option of ['use_cache', 'prompt', 'schema', 'llm_key_id']) expect(byName.scrape_many.properties[option]).toEqual(byName.scrape.properties[option]);
     expect(byName.select.required).toEqual(['url', 'selector']);
-    expect(byName.parse_document.properties.type).toMatchObject({ enum: ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'] });
+    expect(byName.parse_document.properties.type).toMatchObject({ enum: ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic', 'xlsx', 'xls', 'ods', 'csv', 'pptx', 'odp', 'odt', 'rtf', 'epub', 'html', 'md'] });
     expect(byName.get_result.properties.kind).toMatchObject({ enum: ['scrape', 'parse_document', 'select'] });
   });
 

@@ -163,7 +163,7 @@ describe('Gleaner node description', () => {
 
 	it('accepts every document type and output the parser accepts', () => {
 		expect(optionValues(property(action, 'documentType')).sort()).toEqual(
-			['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'].sort(),
+			['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic', 'xlsx', 'xls', 'ods', 'csv', 'pptx', 'odp', 'odt', 'rtf', 'epub', 'html', 'md'].sort(),
 		);
 		expect(optionValues(property(action, 'documentOutput')).sort()).toEqual(['markdown', 'plain']);
 		expect(optionValues(property(action, 'outputType')).sort()).toEqual(['markdown', 'plaintext']);

@@ -19,7 +19,7 @@ export class Gleaner implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Scrape web pages and parse documents (PDF, Word, images, text) into clean text or markdown with Gleaner',
+		description: 'Scrape web pages and parse documents (PDF, Word, Excel, PowerPoint, OpenDocument, EPUB, HTML, images, text) into clean text or markdown with Gleaner',
 		defaults: { name: 'Gleaner' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

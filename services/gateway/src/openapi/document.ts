@@ -29,7 +29,7 @@ export const openApiDocument: OpenApiDocument = {
   tags: [
     { name: 'Web scraper', description: 'URL in; text or markdown, metadata, links and images out; optional language-model extraction; 15-day cache.' },
     { name: 'Deprecated v1 scraper', description: 'CSS or XPath selector in; matched HTML and text, or language-model JSON, out.' },
-    { name: 'Document parser', description: 'PDF, Word, images (OCR) and text files to plain text or markdown.' },
+    { name: 'Document parser', description: 'PDF, Word, Excel, PowerPoint, OpenDocument, EPUB, HTML, images (OCR) and text files to plain text or markdown.' },
     { name: 'Bot webhook', description: 'Find or create a chat-bot user by phone, set custom fields, send a flow.' },
     { name: 'Account', description: 'Scope account: usage (totals and per day), API keys, language-model keys, webhook secret and subscriptions, recent requests and their webhook deliveries (what the console at /console shows). Errors in the scraper format.' },
     { name: 'Operations', description: 'Health, readiness, metrics and this documentation; no authentication.' },

@@ -3,7 +3,11 @@ import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParam
 import type { RequestBody, Schema } from './openapi-types.js';
 
 const requestId: Schema = { type: 'string', description: 'Request id (UUIDv7); kept 7 days.' };
-const data: Schema = { type: 'string', description: 'Extracted text; pages joined with "\\n\\n=== Page Break ===\\n\\n".' };
+const data: Schema = {
+  type: 'string',
+  description:
+    'Extracted text; pages joined with "\\n\\n=== Page Break ===\\n\\n". A spreadsheet\'s sheet, a presentation\'s slide and an EPUB\'s chapter are each a page; a Word, OpenDocument text, HTML or markdown file is one page unless it has explicit page breaks.',
+};
 const kind: Schema = { type: 'string', description: 'The kind detected from the bytes (the declared type is only a hint); on a FAILED record, the declared type only when the bytes were never read or matched no kind.' };
 const encoding: Schema = {
   type: 'string',
@@ -17,7 +21,7 @@ const schemas: Record<string, Schema> = {
     required: ['url'],
     properties: {
       url: { type: 'string', format: 'uri', description: 'URL of the document (at most 50 MB).' },
-      type: { type: 'string', enum: [...DOCUMENT_TYPES], default: 'pdf', description: 'A hint; the real kind is detected from the bytes.' },
+      type: { type: 'string', enum: [...DOCUMENT_TYPES], default: 'pdf', description: 'A hint; the real kind is detected from the bytes. Only csv and md are told from txt by this hint (their bytes are text either way).' },
       output: { type: 'string', enum: ['plain', 'markdown'], default: 'plain' },
       webhook: { type: 'string', format: 'uri', description: 'HTTPS URL that receives the status record when the job ends.' },
     },
@@ -29,7 +33,7 @@ const schemas: Record<string, Schema> = {
     required: ['file'],
     properties: {
       file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The document, at most 50 MB (52,428,800 bytes): 413-001 beyond. Binary data of a kind the parser does not read is refused at once with 400-001. Kept in storage 7 days, then deleted.' },
-      type: { type: 'string', enum: [...DOCUMENT_TYPES], description: "A hint; the real kind is detected from the bytes. Default: the file name's extension when it is one of these, else pdf." },
+      type: { type: 'string', enum: [...DOCUMENT_TYPES], description: "A hint; the real kind is detected from the bytes (only csv and md are told from txt by it). Default: the file name's extension when it is one of these, else pdf." },
       output: { type: 'string', enum: ['plain', 'markdown'], default: 'plain' },
       webhook: { type: 'string', format: 'uri', description: 'HTTPS URL that receives the status record when the job ends.' },
     },
@@ -94,7 +98,8 @@ export const documentsDoc: DocSection = {
       post: {
         operationId: 'submitParse',
         summary: 'Parse a document',
-        description: 'PDF (text and scanned), doc/docx, images (OCR; multi-page TIFF, HEIC) and txt. Answers 200 within 20 s, else 202; poll the status endpoint (first after 5 s, then every 10 s) or use a webhook.',
+        description:
+          'PDF (text and scanned), Word (doc, docx), RTF, OpenDocument (odt, ods, odp), Excel (xlsx, xls), CSV, PowerPoint (pptx), EPUB, HTML, markdown, images (OCR; multi-page TIFF, HEIC) and txt. In markdown, tables are pipe tables and headings and lists are kept; each sheet is a heading and its tables, each slide its title, text, tables and speaker notes. Answers 200 within 20 s, else 202; poll the status endpoint (first after 5 s, then every 10 s) or use a webhook.',
         tags: ['Document parser'],
         security: apiKeySecurity,
         parameters: [idempotencyKeyParameter],

@@ -16,8 +16,11 @@ import { familyRouter } from './family-router.js';
 import { readTags } from '../request-tags.js';
 import { RenderedRecords } from '@gleaner/store';
 
-/** SPEC "Document parse job": `type` values (the image guide adds tiff, tif, heic). */
-export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'] as const;
+/**
+ * SPEC "Document parse job": `type` values (the image guide adds tiff, tif, heic; issue 41 the
+ * office, OpenDocument, EPUB, HTML and markdown names, fixed: outside checks send them).
+ */
+export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic', 'xlsx', 'xls', 'ods', 'csv', 'pptx', 'odp', 'odt', 'rtf', 'epub', 'html', 'md'] as const;
 const OUTPUTS = ['plain', 'markdown'] as const;
 
 interface ParseOptions {
@@ -55,10 +58,14 @@ interface ParseSubmit {
   asked: unknown;
 }
 
+/** Extensions that name one of the types under another spelling. */
+const EXTENSION_TYPES: Record<string, string> = { htm: 'html', xhtml: 'html', markdown: 'md', tsv: 'csv' };
+
 /** An uploaded file's extension as the type hint when the form names no `type` (a `.docx` is a docx). */
 function typeOfFileName(name: string): string {
-  const extension = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase();
-  return extension && (DOCUMENT_TYPES as readonly string[]).includes(extension) ? extension : 'pdf';
+  const extension = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase() ?? '';
+  const type = EXTENSION_TYPES[extension] ?? extension;
+  return (DOCUMENT_TYPES as readonly string[]).includes(type) ? type : 'pdf';
 }
 
 export function documentsRouter(deps: GatewayDeps): Router {
