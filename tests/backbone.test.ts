@@ -59,11 +59,13 @@ describe.each(families)('$name: authentication and body limits', ({ path, body, 
     expect(wrong.headers['x-request-id']).toBeTruthy();
   });
 
-  it('403 when the key lacks the scope', async () => {
+  it('403 when the key lacks the scope, naming the scope in the details', async () => {
     const wrongScope = parser === 'parser' ? scrapeOnly : parseOnly;
     const res = await request(h.url).post(path).set('x-api-key', wrongScope.apiKey).send(body);
     expect(res.status).toBe(403);
     expectFamilyError(parser, res.body, 403, parser === 'parser' ? '403-001' : parser === 'scraper' ? 'E004' : undefined);
+    const [needed, held] = parser === 'parser' ? ['parse', 'scrape'] : ['scrape', 'parse'];
+    expect(res.body.details).toEqual([`this API needs a key with the '${needed}' scope; this key has '${held}'`]);
   });
 
   it('400 on a body that is not JSON', async () => {
@@ -87,7 +89,7 @@ it('403 on /account with a key without the account scope, in the scraper error f
   expect((await request(h.url).get('/account').set('x-api-key', 'glk_0000000000000000_nope')).status).toBe(401);
   const res = await request(h.url).get('/account/usage').set('x-api-key', scrapeOnly.apiKey);
   expect(res.status).toBe(403);
-  expect(res.body.error).toBe('E004: API key lacks permission for this API');
+  expect(res.body).toEqual({ error: 'E004: API key lacks permission for this API', details: ["this API needs a key with the 'account' scope; this key has 'scrape'"] });
 });
 
 it('429 with Retry-After and RateLimit-* headers once the per-account limit is spent', async () => {

@@ -30,10 +30,15 @@ export function requireApiKey(gate: ApiKeyGate, scope: Scope | null, defaultPerM
     c.accountId = outcome.key.accountId;
     c.keyId = outcome.key.keyId;
     c.scopes = outcome.key.scopes;
-    if (outcome.kind === 'forbidden') throw new ApiError('forbidden');
+    if (outcome.kind === 'forbidden') throw new ApiError('forbidden', undefined, { details: [missingScopeDetail(scope!, outcome.key.scopes)] });
     applyRateDecision(res, outcome.rate);
     next();
   };
+}
+
+/** The 403's detail in every family: which scope the API needs and which the key has. */
+export function missingScopeDetail(scope: Scope, keyScopes: readonly string[]): string {
+  return `this API needs a key with the '${scope}' scope; this key has ${keyScopes.length ? keyScopes.map((s) => `'${s}'`).join(', ') : 'none'}`;
 }
 
 /** Bot webhook: a bearer token is required; the platform judges it (its 401 is passed on). */

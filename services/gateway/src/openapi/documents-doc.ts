@@ -110,7 +110,7 @@ export const documentsDoc: DocSection = {
           ...errorResponses('ParserError', {
             400: '400-001 invalid file type (also unsupported, encrypted, empty, or a URL\'s document over 50 MB), 400-002 invalid URL, 400-003 invalid webhook, 400-004 missing field, body not JSON or malformed multipart, 400-005 invalid output, 400-006 malformed Idempotency-Key.',
             401: '401-001: missing or unknown API key.',
-            403: '403-001: the key lacks the parse scope.',
+            403: '403-001: the key lacks the parse scope (details name it).',
             413: '413-001: a JSON body over 100 KB, or an uploaded file over 50 MB.',
             422: '422-001: the Idempotency-Key was already used with a different request body (or file).',
             429: '429-001: rate limit exceeded.',
@@ -131,7 +131,7 @@ export const documentsDoc: DocSection = {
           '200': jsonResponse(200, 'PROCESSING, COMPLETED or FAILED record.', schemaRef('ParseStatus')),
           ...errorResponses('ParserError', {
             401: '401-001: missing or unknown API key.',
-            403: '403-001: the key lacks the parse scope.',
+            403: '403-001: the key lacks the parse scope (details name it).',
             404: '404-001 unknown id (or another account\'s), 404-002 older than 7 days.',
             429: '429-001: rate limit exceeded.',
             500: '500-002: storage unreachable.',

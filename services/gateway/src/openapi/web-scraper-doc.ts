@@ -159,7 +159,10 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     description: 'Error body of the current scraper and of /account: "CODE: message" (E001 400, E002 404, E003 400, E004 401/403, E006 503, E008 500, E009 400, E429 429).',
     required: ['error'],
-    properties: { error: { type: 'string', pattern: '^E\\d{3}: ', examples: ['E003: url must be an absolute http or https URL'] } },
+    properties: {
+      error: { type: 'string', pattern: '^E\\d{3}: ', examples: ['E003: url must be an absolute http or https URL'] },
+      details: { type: 'array', items: { type: 'string' }, description: "Only when there is more to say: a 403 names the scope the key lacks (\"this API needs a key with the 'parse' scope; this key has 'scrape'\")." },
+    },
   },
 };
 
@@ -192,7 +195,7 @@ export const webScraperDoc: DocSection = {
           '400': jsonResponse(400, 'E001 malformed body or Idempotency-Key, E003 bad or non-public URL, E009 rule violation (also a request that failed with E003/E009 inside the window).', failedOrError),
           ...errorResponses('ScraperError', {
             401: 'E004: missing or unknown API key.',
-            403: 'E004: the key lacks the scrape scope.',
+            403: "E004: the key lacks the scrape scope (details name it).",
             404: 'E002: use_cache and nothing is cached for this URL.',
             413: 'E001: body over 100 KB.',
             422: 'E009: the Idempotency-Key was already used with a different request body.',
@@ -215,7 +218,7 @@ export const webScraperDoc: DocSection = {
           '200': jsonResponse(200, 'Processing, completed or failed.', { oneOf: [schemaRef('ScrapeProcessingStatus'), schemaRef('ScrapeCompletedStatus'), schemaRef('ScrapeFailedStatus')] }),
           ...errorResponses('ScraperError', {
             401: 'E004: missing or unknown API key.',
-            403: 'E004: the key lacks the scrape scope.',
+            403: "E004: the key lacks the scrape scope (details name it).",
             404: "E002: unknown id, another account's id, or older than 15 hours after completion.",
             429: 'E429: rate limit exceeded.',
             503: 'E006: storage unreachable.',
