@@ -1,8 +1,14 @@
 import { DOCUMENT_TYPES } from '../routes/documents.js';
-import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, submitAnswer, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
+import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, preferSubmitParameter, preferWaitParameter, submitAnswer, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { RequestBody, Schema } from './openapi-types.js';
 
 const requestId: Schema = { type: 'string', description: 'Request id (UUIDv7); kept 7 days.' };
+/** What the document was: one of the two. */
+const source: Record<string, Schema> = {
+  url: { type: 'string', description: 'The document asked for by URL.' },
+  fileName: { type: 'string', description: 'The file name of an uploaded document.' },
+};
+const tags: Schema = { type: 'array', items: { type: 'string' }, description: 'The tags the request was given; absent when none.' };
 const data: Schema = { type: 'string', description: 'Extracted text; pages joined with "\\n\\n=== Page Break ===\\n\\n".' };
 const kind: Schema = { type: 'string', description: 'The kind detected from the bytes (the declared type is only a hint); on a FAILED record, the declared type only when the bytes were never read or matched no kind.' };
 const encoding: Schema = {
@@ -36,8 +42,9 @@ const schemas: Record<string, Schema> = {
   },
   ParseCompleted: {
     type: 'object',
-    required: ['requestId', 'status', 'data', 'type'],
-    properties: { requestId, status: { type: 'string', const: 'COMPLETED' }, data, type: kind, pages: { type: 'integer', minimum: 0 }, encoding },
+    description: 'The COMPLETED status record: the same shape a later status read answers.',
+    required: ['requestId', 'status', 'data', 'type', 'createdAt'],
+    properties: { requestId, status: { type: 'string', const: 'COMPLETED' }, type: kind, createdAt: { type: 'integer', description: 'Unix time (seconds).' }, ...source, tags, data, pages: { type: 'integer', minimum: 0 }, encoding },
   },
   ParseAccepted: {
     type: 'object',
@@ -53,6 +60,8 @@ const schemas: Record<string, Schema> = {
       status: { type: 'string', enum: ['PROCESSING', 'COMPLETED', 'FAILED'] },
       type: kind,
       createdAt: { type: 'integer', description: 'Unix time (seconds).' },
+      ...source,
+      tags,
       data,
       pages: { type: 'integer', minimum: 0, description: 'COMPLETED only.' },
       encoding,
@@ -97,7 +106,7 @@ export const documentsDoc: DocSection = {
         description: 'PDF (text and scanned), doc/docx, images (OCR; multi-page TIFF, HEIC) and txt. Answers 200 within 20 s, else 202; poll the status endpoint (first after 5 s, then every 10 s) or use a webhook.',
         tags: ['Document parser'],
         security: apiKeySecurity,
-        parameters: [idempotencyKeyParameter],
+        parameters: [idempotencyKeyParameter, preferSubmitParameter],
         requestBody: withUpload(
           jsonRequestBody(schemaRef('ParseRequest'), {
             pdf: { summary: 'PDF to markdown', value: submitExample },
@@ -126,7 +135,7 @@ export const documentsDoc: DocSection = {
         description: 'While PROCESSING, pagesDone/pagesTotal report progress for multi-page documents.',
         tags: ['Document parser'],
         security: apiKeySecurity,
-        parameters: [pathParameter('requestId', 'The id answered by the submit.', EXAMPLE_REQUEST_ID)],
+        parameters: [pathParameter('requestId', 'The id answered by the submit.', EXAMPLE_REQUEST_ID), preferWaitParameter],
         responses: {
           '200': jsonResponse(200, 'PROCESSING, COMPLETED or FAILED record.', schemaRef('ParseStatus')),
           ...errorResponses('ParserError', {

@@ -1,4 +1,4 @@
-import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, submitAnswer, jsonRequestBody, jsonResponse, nullableString, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
+import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, preferSubmitParameter, preferWaitParameter, submitAnswer, jsonRequestBody, jsonResponse, nullableString, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { Schema } from './openapi-types.js';
 
 const requestId: Schema = { type: 'string', description: 'Request id (UUIDv7).' };
@@ -181,7 +181,7 @@ export const webScraperDoc: DocSection = {
         description: 'Answers 200 with the result when the work completes within 20 s, else 202; the status endpoint and the webhook deliver the rest. Basic mode answers flat fields, LLM mode a content object plus llm_output.',
         tags: ['Web scraper'],
         security: apiKeySecurity,
-        parameters: [idempotencyKeyParameter],
+        parameters: [idempotencyKeyParameter, preferSubmitParameter],
         requestBody: jsonRequestBody(schemaRef('ScrapeRequest'), {
           markdown: { summary: 'Text and markdown', value: submitExample },
           llm: { summary: 'Language-model extraction', value: { url: 'https://example.com/products/42', use_llm: true, prompt: 'Return the product name and price as {name, price}.', llm_key_id: '01920c4e-0000-7000-8000-00000000a11e' } },
@@ -213,7 +213,7 @@ export const webScraperDoc: DocSection = {
         description: 'Results are kept 15 hours after completion. Poll at most every 5 minutes, or use a webhook.',
         tags: ['Web scraper'],
         security: apiKeySecurity,
-        parameters: [pathParameter('request_id', 'The id answered by the submit.', EXAMPLE_REQUEST_ID)],
+        parameters: [pathParameter('request_id', 'The id answered by the submit.', EXAMPLE_REQUEST_ID), preferWaitParameter],
         responses: {
           '200': jsonResponse(200, 'Processing, completed or failed.', { oneOf: [schemaRef('ScrapeProcessingStatus'), schemaRef('ScrapeCompletedStatus'), schemaRef('ScrapeFailedStatus')] }),
           ...errorResponses('ScraperError', {
