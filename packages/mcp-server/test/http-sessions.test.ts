@@ -68,8 +68,12 @@ describe('McpHttpSessions', () => {
     const other = await connect('dave');
     await a2.client.listTools();
     const a3 = await connect('carol');
-    // a1 was used least recently: closed. A closed session answers 404, which the SDK raises.
-    await expect(a1.client.listTools()).rejects.toThrow(/Session not found/);
+    // a1 was used least recently: closed. A closed session answers 404 saying why, which the SDK raises.
+    await expect(a1.client.listTools()).rejects.toThrow(
+      'Session ended: this API key opened more than 2 MCP sessions (MCP_SESSIONS_PER_KEY), and this was its least recently used: start a new session with initialize',
+    );
+    // Only its owner is told why: to another key the id names nothing.
+    expect(await (await listTools('dave', a1.transport.sessionId!)).json()).toMatchObject({ error: { message: 'Session not found: start a new session with initialize' } });
     await expect(a2.client.listTools()).resolves.toMatchObject({ tools: [{ name: 'whoami' }] });
     await expect(a3.client.listTools()).resolves.toMatchObject({ tools: [{ name: 'whoami' }] });
     await expect(other.client.listTools()).resolves.toMatchObject({ tools: [{ name: 'whoami' }] });
@@ -87,7 +91,7 @@ describe('McpHttpSessions', () => {
     await new Promise((r) => setTimeout(r, IDLE_MS * 2.5));
     const expired = await listTools('erin', session);
     expect(expired.status).toBe(404);
-    expect(await expired.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found: start a new session with initialize' }, id: null });
+    expect(await expired.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session ended after 1.5 s without a request (MCP_SESSION_IDLE_MS): start a new session with initialize' }, id: null });
   });
 
   it('asks for initialize when a request names no session', async () => {
