@@ -39,6 +39,8 @@ export interface GleanerHttpRequest {
   body?: object;
   /** Sent as multipart/form-data instead (document uploads); see encodeMultipart. */
   form?: UploadForm;
+  /** Headers of the call itself (`Prefer`); the transport adds its own. */
+  headers?: Record<string, string>;
 }
 
 /** A multipart/form-data body: text fields and one file part. */
@@ -71,6 +73,26 @@ export interface WaitOptions<Progress> {
   pollMs?: number;
   /** Called after every poll that finds the request still running. */
   onProgress?: (progress: Progress) => void;
+  /**
+   * Ask for the request id at once (`Prefer: respond-async`, answered 202 without waiting out the
+   * gateway's 20 s window) and follow the request with status reads that each wait up to this
+   * many seconds for its end (`Prefer: wait`): the result comes as soon as the request ends, and
+   * `onAccepted` has the id before. Reads follow one another without a pause while the gateway
+   * honours the wait (one that does not is polled every pollMs).
+   */
+  waitSeconds?: number;
+  /** Called with the request id as soon as the submit answered (before the wait for the result). */
+  onAccepted?: (requestId: string) => void;
+}
+
+/** RFC 7240 preferences of a submit and of a status read (see WaitOptions.waitSeconds). */
+export interface SubmitPreferences {
+  /** Answer 202 with the request id at once. */
+  respondAsync?: boolean;
+}
+export interface StatusPreferences {
+  /** While the request runs, wait up to this many seconds (at most the gateway's window) for its end. */
+  waitSeconds?: number;
 }
 
 export interface ScrapeProgress {
@@ -111,12 +133,12 @@ export class GleanerCore {
   }
 
   /** POST /web-scrapper/: the result (status "completed") or, after 20 s, a 202 (status "processing"). */
-  scrape(request: ScrapeRequest): Promise<ScrapeSubmitResponse> {
-    return this.call('POST', '/web-scrapper/', request);
+  scrape(request: ScrapeRequest, preferences: SubmitPreferences = {}): Promise<ScrapeSubmitResponse> {
+    return this.call('POST', '/web-scrapper/', request, undefined, submitHeaders(preferences));
   }
 
-  getScrape(requestId: string): Promise<ScrapeStatus> {
-    return this.call('GET', `/web-scrapper/${encodeURIComponent(requestId)}`);
+  getScrape(requestId: string, preferences: StatusPreferences = {}): Promise<ScrapeStatus> {
+    return this.call('GET', `/web-scrapper/${encodeURIComponent(requestId)}`, undefined, undefined, statusHeaders(preferences));
   }
 
   /**
@@ -128,8 +150,8 @@ export class GleanerCore {
   }
 
   private pollScrape(requestId: string, started: number, options: WaitOptions<ScrapeProgress>, accepted: object): Promise<ScrapeCompletedStatus> {
-    return this.follow<ScrapeCompletedStatus>(requestId, started, options, accepted, async () => {
-      const status = await this.getScrape(requestId);
+    return this.follow<ScrapeCompletedStatus>(requestId, started, options, accepted, async (waitSeconds) => {
+      const status = await this.getScrape(requestId, { waitSeconds });
       if (status.status === 'completed') return { done: status };
       if (status.status === 'failed') throw new GleanerJobFailedError(requestId, status.error, [], status);
       options.onProgress?.({ requestId, status: status.status, elapsedMs: Date.now() - started });
@@ -143,7 +165,8 @@ export class GleanerCore {
    */
   async scrapeAndWait(request: ScrapeRequest, options: WaitOptions<ScrapeProgress> = {}): Promise<ScrapeCompletedStatus> {
     const started = Date.now();
-    const submitted = await this.scrape(request);
+    const submitted = await this.scrape(request, { respondAsync: options.waitSeconds !== undefined });
+    options.onAccepted?.(submitted.request_id);
     if (submitted.status === 'completed') return asCompletedStatus(submitted);
     return this.pollScrape(submitted.request_id, started, options, submitted);
   }
@@ -159,12 +182,12 @@ export class GleanerCore {
   }
 
   /** POST /documents/parse: COMPLETED with the text or, after 20 s, PROCESSING. */
-  parse(request: ParseRequest): Promise<ParseSubmitResponse> {
-    return this.call('POST', '/documents/parse', request);
+  parse(request: ParseRequest, preferences: SubmitPreferences = {}): Promise<ParseSubmitResponse> {
+    return this.call('POST', '/documents/parse', request, undefined, submitHeaders(preferences));
   }
 
-  getParse(requestId: string): Promise<ParseStatus> {
-    return this.call('GET', `/documents/status/${encodeURIComponent(requestId)}`);
+  getParse(requestId: string, preferences: StatusPreferences = {}): Promise<ParseStatus> {
+    return this.call('GET', `/documents/status/${encodeURIComponent(requestId)}`, undefined, undefined, statusHeaders(preferences));
   }
 
   /** Polls a parse until COMPLETED, reporting pages done/total; resolves with the status record. */
@@ -173,8 +196,8 @@ export class GleanerCore {
   }
 
   private pollParse(requestId: string, started: number, options: WaitOptions<ParseProgress>, accepted: object): Promise<ParseCompletedStatus> {
-    return this.follow<ParseCompletedStatus>(requestId, started, options, accepted, async () => {
-      const status = await this.getParse(requestId);
+    return this.follow<ParseCompletedStatus>(requestId, started, options, accepted, async (waitSeconds) => {
+      const status = await this.getParse(requestId, { waitSeconds });
       if (status.status === 'COMPLETED') return { done: status as ParseCompletedStatus };
       if (status.status === 'FAILED') throw new GleanerJobFailedError(requestId, status.error ?? '500-001: Processing error', status.details, status);
       const pages = status.pagesTotal !== undefined ? { pagesDone: status.pagesDone ?? 0, pagesTotal: status.pagesTotal } : {};
@@ -188,30 +211,31 @@ export class GleanerCore {
    * service stores it and parses it as it would a downloaded one. `file.data` may be a Blob read
    * from disk as it is sent (Node's `fs.openAsBlob`), or bytes already in memory.
    */
-  parseFile(file: UploadedDocument, options: ParseFileOptions = {}): Promise<ParseSubmitResponse> {
+  parseFile(file: UploadedDocument, options: ParseFileOptions = {}, preferences: SubmitPreferences = {}): Promise<ParseSubmitResponse> {
     const fields: Record<string, string> = {};
     if (options.type) fields.type = options.type;
     if (options.output) fields.output = options.output;
     if (options.webhook) fields.webhook = options.webhook;
     if (options.tags?.length) fields.tags = options.tags.join(',');
-    return this.call('POST', '/documents/parse', undefined, { fields, file: { field: 'file', name: file.name, data: file.data } });
+    return this.call('POST', '/documents/parse', undefined, { fields, file: { field: 'file', name: file.name, data: file.data } }, submitHeaders(preferences));
   }
 
   /** parseFile, then waits as parseAndWait does. */
   parseFileAndWait(file: UploadedDocument, options: ParseFileOptions = {}, wait: WaitOptions<ParseProgress> = {}): Promise<ParseCompleted> {
-    return this.completeParse(Date.now(), this.parseFile(file, options), wait);
+    return this.completeParse(Date.now(), this.parseFile(file, options, { respondAsync: wait.waitSeconds !== undefined }), wait);
   }
 
   /** Submits and waits; resolves with the submit's COMPLETED shape whichever way the result arrived. */
   parseAndWait(request: ParseRequest, options: WaitOptions<ParseProgress> = {}): Promise<ParseCompleted> {
-    return this.completeParse(Date.now(), this.parse(request), options);
+    return this.completeParse(Date.now(), this.parse(request, { respondAsync: options.waitSeconds !== undefined }), options);
   }
 
   private async completeParse(started: number, submitting: Promise<ParseSubmitResponse>, options: WaitOptions<ParseProgress>): Promise<ParseCompleted> {
     const submitted = await submitting;
+    options.onAccepted?.(submitted.requestId);
     if (submitted.status === 'COMPLETED') return submitted;
-    const { requestId, data, type, pages } = await this.pollParse(submitted.requestId, started, options, submitted);
-    return { requestId, status: 'COMPLETED', data: data ?? '', type, ...(pages !== undefined ? { pages } : {}) };
+    const { requestId, createdAt, tags, data, type, pages, encoding } = await this.pollParse(submitted.requestId, started, options, submitted);
+    return { requestId, status: 'COMPLETED', createdAt, ...(tags ? { tags } : {}), data: data ?? '', type, ...(pages !== undefined ? { pages } : {}), ...(encoding ? { encoding } : {}) };
   }
 
   /** GET /account (scope `account`): a cheap authenticated read, e.g. to check a key. */
@@ -270,23 +294,28 @@ export class GleanerCore {
   private async follow<T>(
     requestId: string,
     started: number,
-    options: Pick<WaitOptions<never>, 'timeoutMs' | 'pollMs'>,
+    options: Pick<WaitOptions<never>, 'timeoutMs' | 'pollMs' | 'waitSeconds'>,
     accepted: object,
-    read: () => Promise<{ done: T } | { latest: object }>,
+    read: (waitSeconds: number | undefined) => Promise<{ done: T } | { latest: object }>,
   ): Promise<T> {
     if (!requestId) throw new GleanerProtocolError('Gleaner accepted the request but named no request ID to follow', 202, null);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const pollMs = Math.max(1, options.pollMs ?? DEFAULT_POLL_MS);
+    const waiting = options.waitSeconds !== undefined && options.waitSeconds > 0;
     let latest = accepted;
-    let delay = Math.min(FIRST_POLL_MS, pollMs);
+    // A read that waits for the end needs no pause before it; a plain poll does.
+    let delay = waiting ? 0 : Math.min(FIRST_POLL_MS, pollMs);
     for (;;) {
       const remaining = started + timeoutMs - Date.now();
       if (remaining <= 0) throw new GleanerTimeoutError(requestId, Date.now() - started, latest);
-      await this.sleep(Math.min(delay, remaining));
-      delay = pollMs;
+      if (delay > 0) await this.sleep(Math.min(delay, remaining));
+      const readAt = Date.now();
+      const waitSeconds = waiting ? Math.max(1, Math.min(options.waitSeconds!, Math.ceil((started + timeoutMs - readAt) / 1000))) : undefined;
       let outcome: { done: T } | { latest: object };
       try {
-        outcome = await read();
+        outcome = await read(waitSeconds);
+        // A gateway that honours the wait took up to waitSeconds; one that does not answered at once and is polled.
+        delay = waiting ? Math.max(0, pollMs - (Date.now() - readAt)) : pollMs;
       } catch (err) {
         const backOffMs = transientBackOffMs(err);
         if (backOffMs === null) throw err;
@@ -298,8 +327,9 @@ export class GleanerCore {
     }
   }
 
-  private async call<T>(method: GleanerHttpRequest['method'], path: string, body?: object, form?: UploadForm): Promise<T> {
-    const res = await this.send(form ? { method, path, form } : body === undefined ? { method, path } : { method, path, body });
+  private async call<T>(method: GleanerHttpRequest['method'], path: string, body?: object, form?: UploadForm, headers?: Record<string, string>): Promise<T> {
+    const request: GleanerHttpRequest = form ? { method, path, form } : body === undefined ? { method, path } : { method, path, body };
+    const res = await this.send(headers ? { ...request, headers } : request);
     const requestId = res.headers['x-request-id'] ?? null;
     if (res.status >= 400) throw new GleanerApiError(res.status, errorBodyOf(res), requestId, retryAfterSeconds(res.headers['retry-after']));
     if (res.status === 204) return undefined as T;
@@ -332,6 +362,14 @@ export async function encodeMultipart(form: UploadForm, boundary: string): Promi
     at += part.length;
   }
   return { contentType: `multipart/form-data; boundary=${boundary}`, body };
+}
+
+function submitHeaders(preferences: SubmitPreferences): Record<string, string> | undefined {
+  return preferences.respondAsync ? { prefer: 'respond-async' } : undefined;
+}
+
+function statusHeaders(preferences: StatusPreferences): Record<string, string> | undefined {
+  return preferences.waitSeconds ? { prefer: `wait=${Math.ceil(preferences.waitSeconds)}` } : undefined;
 }
 
 /** The wait before the next poll after an error worth waiting out, or null for any other error. */

@@ -208,10 +208,16 @@ export type ParseFileOptions = Omit<ParseRequest, 'url'>;
 export interface ParseCompleted {
   requestId: string;
   status: 'COMPLETED';
+  /** Unix seconds (in a submit's answer since issue 36, as in the status record). */
+  createdAt?: number;
+  /** The request's tags, when it was given some. */
+  tags?: string[];
   /** Pages joined with "\n\n=== Page Break ===\n\n". */
   data: string;
   type: string;
   pages?: number;
+  /** Text files: the decoder used. */
+  encoding?: string;
 }
 
 export interface ParseAccepted {
@@ -228,8 +234,13 @@ export interface ParseStatus {
   type: string;
   /** Unix seconds. */
   createdAt: number;
+  /** The document's URL, or an uploaded document's file name. */
+  url?: string;
+  fileName?: string;
+  tags?: string[];
   data?: string;
   pages?: number;
+  encoding?: string;
   message?: string;
   pagesDone?: number;
   pagesTotal?: number;
@@ -282,6 +293,8 @@ export interface AccountUsage {
 /** Scraper and /account errors: `{error: "E003: message"}`. */
 export interface ScraperErrorBody {
   error: string;
+  /** Only when there is more to say (a 403 names the scope the key lacks). */
+  details?: string[];
 }
 
 /** Parser errors: `{error: "400-002: Invalid URL format", details: [...]}`. */

@@ -64,7 +64,7 @@ describe('GleanerClient', () => {
     await h.stores.records.setProgress('parse', id, 2, 5);
     await new Promise((r) => setTimeout(r, 120));
     await h.stores.records.complete('parse', id, { data: 'one\n\n=== Page Break ===\n\ntwo', type: 'pdf', pages: 2 });
-    await expect(waiting).resolves.toEqual({ requestId: id, status: 'COMPLETED', data: 'one\n\n=== Page Break ===\n\ntwo', type: 'pdf', pages: 2 });
+    await expect(waiting).resolves.toEqual({ requestId: id, status: 'COMPLETED', createdAt: expect.any(Number), data: 'one\n\n=== Page Break ===\n\ntwo', type: 'pdf', pages: 2 });
     expect(progress.some((p) => p.pagesDone === 2 && p.pagesTotal === 5)).toBe(true);
   });
 
@@ -79,7 +79,7 @@ describe('GleanerClient', () => {
     const stored = await new LocalFolderStore(path.join(scratch, 'store')).read(uploadKey(id));
     expect(stored.toString()).toBe(text);
     await h.stores.records.complete('parse', id, { data: '## Minutes', type: 'txt', pages: 1 });
-    await expect(waiting).resolves.toEqual({ requestId: id, status: 'COMPLETED', data: '## Minutes', type: 'txt', pages: 1 });
+    await expect(waiting).resolves.toEqual({ requestId: id, status: 'COMPLETED', createdAt: expect.any(Number), data: '## Minutes', type: 'txt', pages: 1 });
   });
 
   it('sends the same upload as bytes through encodeMultipart (transports without FormData, such as n8n\'s)', async () => {

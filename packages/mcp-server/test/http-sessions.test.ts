@@ -70,8 +70,12 @@ describe('McpHttpSessions', () => {
     const other = await connect('dave');
     await a2.client.listTools();
     const a3 = await connect('carol');
-    // a1 was used least recently: closed. A closed session answers 404, which the SDK raises.
-    await expect(a1.client.listTools()).rejects.toThrow(/Session not found/);
+    // a1 was used least recently: closed. A closed session answers 404 saying why, which the SDK raises.
+    await expect(a1.client.listTools()).rejects.toThrow(
+      'Session ended: this API key opened more than 2 MCP sessions (MCP_SESSIONS_PER_KEY), and this was its least recently used: start a new session with initialize',
+    );
+    // Only its owner is told why: to another key the id names nothing.
+    expect(await (await listTools('dave', a1.transport.sessionId!)).json()).toMatchObject({ error: { message: 'Session not found: start a new session with initialize' } });
     await expect(a2.client.listTools()).resolves.toMatchObject({ tools: [{ name: 'whoami' }] });
     await expect(a3.client.listTools()).resolves.toMatchObject({ tools: [{ name: 'whoami' }] });
     await expect(other.client.listTools()).resolves.toMatchObject({ tools: [{ name: 'whoami' }] });
@@ -87,11 +91,11 @@ describe('McpHttpSessions', () => {
     await h2.client.listTools();
     await i1.client.listTools();
     const i2 = await connect('ivy', 'acme');
-    await expect(h1.client.listTools()).rejects.toThrow(/Session not found/);
+    await expect(h1.client.listTools()).rejects.toThrow(/MCP_SESSIONS_PER_ACCOUNT/);
     for (const open of [h2, i1, i2, elsewhere]) await expect(open.client.listTools()).resolves.toMatchObject({ tools: [{ name: 'whoami' }] });
     // Over her own limit too, ivy's third closes her own oldest, and then the account is within its limit.
     const i3 = await connect('ivy', 'acme');
-    await expect(i1.client.listTools()).rejects.toThrow(/Session not found/);
+    await expect(i1.client.listTools()).rejects.toThrow(/MCP_SESSIONS_PER_KEY/);
     for (const open of [h2, i2, i3]) await expect(open.client.listTools()).resolves.toMatchObject({ tools: [{ name: 'whoami' }] });
     for (const c of [h1, h2, i1, i2, i3, elsewhere]) await c.client.close();
   });
@@ -107,7 +111,7 @@ describe('McpHttpSessions', () => {
     await new Promise((r) => setTimeout(r, IDLE_MS * 2.5));
     const expired = await listTools('erin', session);
     expect(expired.status).toBe(404);
-    expect(await expired.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found: start a new session with initialize' }, id: null });
+    expect(await expired.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session ended after 1.5 s without a request (MCP_SESSION_IDLE_MS): start a new session with initialize' }, id: null });
   });
 
   it('asks for initialize when a request names no session', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { newRequestId } from '@gleaner/platform';
-import { createStores, ENDED_NOTICE_MAX_CHARS, RateLimiter, RecordEndings, RenderedRecords, WindowBudget, type Stores } from '../src/index.js';
+import { createStores, ENDED_NOTICE_MAX_CHARS, RateLimiter, RecordEndings, RenderedRecords, WindowBudget, type RateCount, type Stores } from '../src/index.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from '../../../tests/support/redis.js';
 
 const prefix = testPrefix('store');
@@ -382,7 +382,26 @@ describe('result cache and rate limiter', () => {
     const last = await rate('scrape');
     // The refusal was not counted.
     expect(last).toMatchObject({ allowed: true, limit: 10, remaining: 7 });
-    expect(typeof last === 'object' && last.resetSeconds).toBeGreaterThan(0);
+    expect(typeof last === 'object' && last !== null && last.resetSeconds).toBeGreaterThan(0);
+  });
+
+  it("counts MCP protocol messages in a log of their own at ten times the key's limit, and uncounted reads in none", async () => {
+    const account = await stores.accounts.createAccount('gate-counts');
+    const { apiKey } = await stores.accounts.createApiKey(account.id, ['scrape']);
+    const admit = async (counts: RateCount) => {
+      const outcome = await stores.apiKeyGate.admit(apiKey, null, 2, counts);
+      return outcome.kind === 'admitted' ? outcome.rate : outcome.kind;
+    };
+    expect(await admit('api')).toMatchObject({ allowed: true, limit: 2, remaining: 1 });
+    for (let i = 0; i < 5; i++) expect(await admit('none')).toBeNull();
+    for (let i = 0; i < 19; i++) expect(await admit('mcp-protocol')).toMatchObject({ allowed: true, limit: 20 });
+    // The protocol's messages and the uncounted reads left the API budget as it was.
+    expect(await admit('api')).toMatchObject({ allowed: true, limit: 2, remaining: 0 });
+    expect(await admit('mcp-protocol')).toMatchObject({ allowed: true, limit: 20, remaining: 0 });
+    expect(await admit('mcp-protocol')).toMatchObject({ allowed: false, limit: 20 });
+    expect(await admit('api')).toMatchObject({ allowed: false, limit: 2 });
+    // A key without the scope is still refused when nothing would be counted.
+    expect((await stores.apiKeyGate.admit(apiKey, 'parse', 2, 'none')).kind).toBe('forbidden');
   });
 });
 

@@ -12,7 +12,7 @@ import { accountRouter } from './routes/account.js';
 import { botWebhookRouter } from './routes/bot-webhook.js';
 import { consoleRoutes } from './routes/console.js';
 import { documentsRouter } from './routes/documents.js';
-import { mcpRouter, type McpSessionOwner } from './routes/mcp.js';
+import { mcpRouter, type McpSessionOwner, type OwnToolReads } from './routes/mcp.js';
 import { v1ScraperRouter } from './routes/v1-scraper.js';
 import { webScraperRouter } from './routes/web-scraper.js';
 
@@ -20,6 +20,8 @@ export interface AppOptions {
   isReady: () => Promise<boolean>;
   /** Serves `/mcp` when given (the running gateway's; a bare app for documentation tests has none). */
   mcpSessions?: McpHttpSessions<McpSessionOwner>;
+  /** Recognises the status reads of those sessions' tools (counted against no rate limit). */
+  ownToolReads?: OwnToolReads;
 }
 
 export function createGatewayApp(deps: GatewayDeps, options: AppOptions): Express {
@@ -50,6 +52,7 @@ export function createGatewayApp(deps: GatewayDeps, options: AppOptions): Expres
     res.status(ready ? 200 : 503).json({ ready });
   });
 
+  if (options.ownToolReads) app.use(options.ownToolReads.recognise);
   app.use(docsRoutes());
   app.use(consoleRoutes(deps.logger));
   app.use('/web-scrapper', webScraperRouter(deps));

@@ -8,7 +8,7 @@ import { createGatewayApp } from './app.js';
 import { answerRequestsExpressNeverSees } from './client-errors.js';
 import type { GatewayConfig } from './config.js';
 import type { GatewayDeps } from './deps.js';
-import { createMcpSessions, ownApiUrl } from './routes/mcp.js';
+import { createMcpSessions, ownApiUrl, OwnToolReads } from './routes/mcp.js';
 
 export interface RunningGateway {
   url: string;
@@ -48,8 +48,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   let accepting = true;
   const isReady = async () => accepting && redis.status === 'ready' && (await redis.ping()) === 'PONG';
   let ownUrl = '';
-  const mcpSessions = createMcpSessions(config, () => ownUrl);
-  const app = createGatewayApp(deps, { isReady, mcpSessions });
+  const ownToolReads = new OwnToolReads();
+  const mcpSessions = createMcpSessions(config, () => ownUrl, ownToolReads);
+  const app = createGatewayApp(deps, { isReady, mcpSessions, ownToolReads });
   // Without a Host header Node would answer a bare 400 itself; the API does not use Host, so express answers.
   // The request timeout (default 120 s) is longer than the 20 s window plus the bot timeout, so
   // submits are never cut by the server; a body still arriving then is answered 408. Node looks for

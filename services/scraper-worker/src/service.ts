@@ -15,7 +15,12 @@ const STALLED: Record<'scrape' | 'scrape-v1', RecordError> = {
   'scrape-v1': { code: '500', message: 'processing failed repeatedly (worker crashed)' },
 };
 
-export async function startScraperWorker(config: ScraperWorkerConfig, logger: Logger = createLogger('scraper-worker', config.LOG_LEVEL)): Promise<RunningService> {
+export interface ScraperWorkerOptions {
+  /** Why no browser-worker runs beside this one (see ScrapeProcessorDeps.noBrowserHere). */
+  noBrowserHere?: string;
+}
+
+export async function startScraperWorker(config: ScraperWorkerConfig, logger: Logger = createLogger('scraper-worker', config.LOG_LEVEL), options: ScraperWorkerOptions = {}): Promise<RunningService> {
   const redis = createRedis(config.REDIS_URL, 'worker', 'scraper-worker', logger);
   const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
   const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
@@ -43,7 +48,7 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
   // job taken meanwhile would wait while another worker sits idle.
   await extractPool.whenLoaded();
   const renders = new QueueProducer(renderQueue, connection);
-  const deps: ScrapeProcessorDeps = { config, logger, jobs, extractPool, cache: stores.cache, llmKeys: stores.llmKeys, usage: stores.usage, renders, renderedPages: stores.renderedPages };
+  const deps: ScrapeProcessorDeps = { config, logger, jobs, extractPool, cache: stores.cache, llmKeys: stores.llmKeys, usage: stores.usage, renders, renderedPages: stores.renderedPages, noBrowserHere: options.noBrowserHere };
 
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(scrapeQueue, createScrapeProcessor(deps), {

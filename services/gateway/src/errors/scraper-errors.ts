@@ -23,7 +23,7 @@ const CONDITIONS: Record<string, { code: string; status: number; message: string
   internal: { code: 'E008', status: 500, message: 'Internal error' },
 };
 
-/** Body `{error: "CODE: message"}`. Also used by `/account/*`. */
+/** Body `{error: "CODE: message", details?: [strings]}` (details only when there are: a 403 names the scope). Also used by `/account/*`. */
 export const scraperErrors: ErrorTable = {
   render(error: ApiError) {
     const condition = CONDITIONS[error.code];
@@ -31,6 +31,6 @@ export const scraperErrors: ErrorTable = {
     const status = error.options.status ?? condition?.status ?? CODES[code]?.status ?? 500;
     const message = error.message !== error.code ? error.message : (condition?.message ?? CODES[code]?.message ?? 'Error');
     const headers = { ...(code === 'E006' ? { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS } : {}), ...error.options.headers };
-    return { status, body: { error: `${code}: ${message}` }, headers };
+    return { status, body: { error: `${code}: ${message}`, ...(error.options.details?.length ? { details: error.options.details } : {}) }, headers };
   },
 };

@@ -168,7 +168,7 @@ const schemas: Record<string, Schema> = {
 /** Every /account answer may fail the same ways (scraper error format). */
 const authErrors = errorResponses('ScraperError', {
   401: 'E004: missing or unknown API key.',
-  403: 'E004: the key lacks the account scope.',
+  403: 'E004: the key lacks the account scope (details name it).',
   429: 'E429: rate limit exceeded.',
   503: 'E006: storage unreachable.',
 });

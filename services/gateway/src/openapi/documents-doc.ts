@@ -1,8 +1,14 @@
 import { DOCUMENT_TYPES } from '../routes/documents.js';
-import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, submitAnswer, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
+import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, preferSubmitParameter, preferWaitParameter, submitAnswer, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { RequestBody, Schema } from './openapi-types.js';
 
 const requestId: Schema = { type: 'string', description: 'Request id (UUIDv7); kept 7 days.' };
+/** What the document was: one of the two. */
+const source: Record<string, Schema> = {
+  url: { type: 'string', description: 'The document asked for by URL.' },
+  fileName: { type: 'string', description: 'The file name of an uploaded document.' },
+};
+const tags: Schema = { type: 'array', items: { type: 'string' }, description: 'The tags the request was given; absent when none.' };
 const data: Schema = {
   type: 'string',
   description:
@@ -40,8 +46,9 @@ const schemas: Record<string, Schema> = {
   },
   ParseCompleted: {
     type: 'object',
-    required: ['requestId', 'status', 'data', 'type'],
-    properties: { requestId, status: { type: 'string', const: 'COMPLETED' }, data, type: kind, pages: { type: 'integer', minimum: 0 }, encoding },
+    description: 'The COMPLETED status record: the same shape a later status read answers.',
+    required: ['requestId', 'status', 'data', 'type', 'createdAt'],
+    properties: { requestId, status: { type: 'string', const: 'COMPLETED' }, type: kind, createdAt: { type: 'integer', description: 'Unix time (seconds).' }, ...source, tags, data, pages: { type: 'integer', minimum: 0 }, encoding },
   },
   ParseAccepted: {
     type: 'object',
@@ -57,6 +64,8 @@ const schemas: Record<string, Schema> = {
       status: { type: 'string', enum: ['PROCESSING', 'COMPLETED', 'FAILED'] },
       type: kind,
       createdAt: { type: 'integer', description: 'Unix time (seconds).' },
+      ...source,
+      tags,
       data,
       pages: { type: 'integer', minimum: 0, description: 'COMPLETED only.' },
       encoding,
@@ -102,7 +111,7 @@ export const documentsDoc: DocSection = {
           'PDF (text and scanned), Word (doc, docx), RTF, OpenDocument (odt, ods, odp), Excel (xlsx, xls), CSV, PowerPoint (pptx), EPUB, HTML, markdown, images (OCR; multi-page TIFF, HEIC) and txt. In markdown, tables are pipe tables and headings and lists are kept; each sheet is a heading and its tables, each slide its title, text, tables and speaker notes. Answers 200 within 20 s, else 202; poll the status endpoint (first after 5 s, then every 10 s) or use a webhook.',
         tags: ['Document parser'],
         security: apiKeySecurity,
-        parameters: [idempotencyKeyParameter],
+        parameters: [idempotencyKeyParameter, preferSubmitParameter],
         requestBody: withUpload(
           jsonRequestBody(schemaRef('ParseRequest'), {
             pdf: { summary: 'PDF to markdown', value: submitExample },
@@ -115,7 +124,7 @@ export const documentsDoc: DocSection = {
           ...errorResponses('ParserError', {
             400: '400-001 invalid file type (also unsupported, encrypted, empty, or a URL\'s document over 50 MB), 400-002 invalid URL, 400-003 invalid webhook, 400-004 missing field, body not JSON or malformed multipart, 400-005 invalid output, 400-006 malformed Idempotency-Key.',
             401: '401-001: missing or unknown API key.',
-            403: '403-001: the key lacks the parse scope.',
+            403: '403-001: the key lacks the parse scope (details name it).',
             413: '413-001: a JSON body over 100 KB, or an uploaded file over 50 MB.',
             422: '422-001: the Idempotency-Key was already used with a different request body (or file).',
             429: '429-001: rate limit exceeded.',
@@ -131,12 +140,12 @@ export const documentsDoc: DocSection = {
         description: 'While PROCESSING, pagesDone/pagesTotal report progress for multi-page documents.',
         tags: ['Document parser'],
         security: apiKeySecurity,
-        parameters: [pathParameter('requestId', 'The id answered by the submit.', EXAMPLE_REQUEST_ID)],
+        parameters: [pathParameter('requestId', 'The id answered by the submit.', EXAMPLE_REQUEST_ID), preferWaitParameter],
         responses: {
           '200': jsonResponse(200, 'PROCESSING, COMPLETED or FAILED record.', schemaRef('ParseStatus')),
           ...errorResponses('ParserError', {
             401: '401-001: missing or unknown API key.',
-            403: '403-001: the key lacks the parse scope.',
+            403: '403-001: the key lacks the parse scope (details name it).',
             404: '404-001 unknown id (or another account\'s), 404-002 older than 7 days.',
             429: '429-001: rate limit exceeded.',
             500: '500-002: storage unreachable.',

@@ -13,6 +13,7 @@ import { idempotentSubmitOf, REPLAYED_HEADER, replayOf, reusedKeyError } from '.
 import { submitAndWait } from '../submit.js';
 import { checkUrl, httpUrlOrNull, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
+import { submitWindowMs, waitForEndWhenPreferred } from '../preferences.js';
 import { readTags } from '../request-tags.js';
 import { RenderedRecords } from '@gleaner/store';
 
@@ -127,8 +128,9 @@ export function webScraperRouter(deps: GatewayDeps): Router {
       const body = validateShape(req.body);
       // A cache read starts no request: it needs no key, and one sent is not kept.
       const idempotency = body.use_cache === true ? undefined : idempotentSubmitOf(req, 'scraper');
+      const windowMs = submitWindowMs(req, res, config.SYNC_WINDOW_MS);
       if (idempotency) {
-        const replay = await replayOf(idempotencyDeps, 'scrape', 'scraper', accountId, idempotency);
+        const replay = await replayOf({ ...idempotencyDeps, windowMs }, 'scrape', 'scraper', accountId, idempotency);
         if (replay) return answer(res, replay.requestId, String(replay.record.input.url), replay.ended as ScrapeRecord | null, true);
       }
       if (body.use_cache === true) {
@@ -186,7 +188,7 @@ export function webScraperRouter(deps: GatewayDeps): Router {
         webhookUrl: body.webhook ?? undefined,
         producer: deps.producers.scrape,
         payload,
-        windowMs: config.SYNC_WINDOW_MS,
+        windowMs,
         idempotency,
       });
       if (outcome.reusedWithOtherBody) throw reusedKeyError('scraper');
@@ -197,6 +199,7 @@ export function webScraperRouter(deps: GatewayDeps): Router {
       const id = String(req.params.requestId);
       setRequestId(res, id);
       if (!isRequestId(id)) throw new ApiError('E002', 'Request ID not found');
+      await waitForEndWhenPreferred(req, res, deps, 'scrape', id, accountIdOf(res));
       const includeTrace = config.NODE_ENV === 'development';
       const lookup = await stores.records.lookupRendered<ScrapeRecord['input'], ScrapeRecord['result']>('scrape', id, accountIdOf(res), renderedStatus, (record) =>
         scrapeStatusBody(record as ScrapeRecord, includeTrace),
