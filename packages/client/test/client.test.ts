@@ -49,7 +49,8 @@ describe('GleanerClient', () => {
     const waiting = client.scrapeAndWait({ url: PAGE, output_type: 'markdown' }, { pollMs: 50, timeoutMs: 10_000, onProgress: (p) => progress.push(p.status) });
     const id = await submittedId();
     await h.stores.records.markProcessing('scrape', id);
-    await new Promise((r) => setTimeout(r, 120));
+    // Ended only once a poll has seen it running (a fixed pause missed it on a loaded host).
+    for (let i = 0; i < 200 && !progress.includes('processing'); i++) await new Promise((r) => setTimeout(r, 25));
     await h.stores.records.complete('scrape', id, { text: 'Hello', markdown: '# Hello', ...page });
     const result = await waiting;
     expect(result).toMatchObject({ request_id: id, url: PAGE, status: 'completed', content: { text: 'Hello', markdown: '# Hello', meta: page.meta } });
