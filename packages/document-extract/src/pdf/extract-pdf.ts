@@ -4,6 +4,7 @@ import type { ExtractedDocument, ExtractOptions } from '../types.js';
 import { damagedPdfError, openPdf } from './open-pdf.js';
 import { readScanImage, recognizeRendered, renderPage } from './page-ocr.js';
 import { layoutPage, type TextBlock } from './page-layout.js';
+import { newDocumentFonts, pageStructure } from './page-structure.js';
 import { choosePageReading, documentTraits, fetchPage, type FetchedPage } from './read-page.js';
 import { headingLevels, markdownBlock, plainBlock } from './render-text.js';
 import { PDF_LIMITS } from './stream-budget.js';
@@ -49,6 +50,7 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
     // is built to claim pages that are not there: 600 KB listing one page 100,000 times kept a
     // parse thread busy until the job's 600 s budget ran out (issue 24). Refused at the repeat.
     const pageOfObject = new Map<string, number>();
+    const fonts = newDocumentFonts();
 
     for (let n = 1; n <= total; n++) {
       if (opts.signal?.aborted) throw aborted();
@@ -85,7 +87,9 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
         } else {
           if (reading.ocr) notes.push(`page ${n}: needs OCR (${reading.ocr}), which is not available; its text layer was used`);
           else if (reading.note) notes.push(`page ${n}: ${reading.note}`);
-          result = { kind: 'text', blocks: layoutPage(fetched.runs) };
+          // Markdown's structure (tables, fonts for headings); plain text is read from the text alone.
+          const { runs, tables } = opts.output === 'markdown' ? await pageStructure(fetched.page, fetched.runs, pdf.pdfjs, fonts) : { runs: fetched.runs, tables: [] };
+          result = { kind: 'text', blocks: layoutPage(runs, tables) };
         }
       } finally {
         fetched.page.cleanup();

@@ -42,6 +42,7 @@ function roleLevel(role: string | undefined): number | undefined {
 }
 
 const looksLikeHeading = (block: TextBlock) => {
+  if (block[0].table) return false;
   const text = block.map((l) => l.text).join(' ');
   return block.length <= 3 && text.length <= MAX_HEADING_CHARS && (text.match(/\p{L}/gu) ?? []).length >= 2 && block[0].role !== FORM_ROLE;
 };
@@ -88,8 +89,18 @@ function listItems(lines: TextLine[]): string[] | null {
   return [...(lead.length ? [joinLines(lead, ' ')] : []), ...items.map((item) => joinLines(item, ' '))];
 }
 
-/** Markdown of one block: a heading, a list, or a reflowed paragraph. */
+/** A cell's text in a pipe table: one line, its pipes escaped. */
+const pipeCell = (text: string) => text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
+
+/** A pipe table (GitHub's form): the first row is the header row, as Docling writes it. */
+export function pipeTable(rows: string[][]): string {
+  const line = (row: string[]) => `| ${row.map(pipeCell).join(' | ')} |`;
+  return [line(rows[0]), `| ${rows[0].map(() => '---').join(' | ')} |`, ...rows.slice(1).map(line)].join('\n');
+}
+
+/** Markdown of one block: a table, a heading, a list, or a reflowed paragraph. */
 export function markdownBlock(block: TextBlock, level: number | undefined): string {
+  if (block[0].table) return pipeTable(block[0].table.rows);
   if (level) return `${'#'.repeat(level)} ${block.map((l) => l.text).join(' ')}`;
   const items = listItems(block);
   if (items) return items.join('\n');

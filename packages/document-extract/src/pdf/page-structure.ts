@@ -1,0 +1,73 @@
+import type { PdfJs, PdfPage } from './open-pdf.js';
+import { readDrawing, type FontLook } from './page-drawing.js';
+import { findGutters, fragments, type Fragment } from './page-layout.js';
+import { ruledTables } from './ruled-tables.js';
+import type { PageTable } from './table-cells.js';
+import type { PageRuns } from './text-runs.js';
+import { turnedUpright } from './turned-page.js';
+import { unruledTables } from './unruled-tables.js';
+
+/** What the pages of one document teach about it: its fonts, read once each. */
+export interface DocumentFonts {
+  looks: Map<string, FontLook>;
+  /** Fonts of pages whose drawing was read (found or not: a font pdf.js could not load is not asked for again). */
+  seen: Set<string>;
+}
+
+export const newDocumentFonts = (): DocumentFonts => ({ looks: new Map(), seen: new Set() });
+
+/** Rows of text with two pieces or more within one column before a page may hold a table. */
+const TABLE_ROWS = 3;
+
+/**
+ * Whether the text's layout looks like a table somewhere: several rows with pieces set apart
+ * inside one column (a gap wider than words have, not a column gutter). Only such pages have
+ * their drawing read for rules, which costs about as much again as reading their text.
+ */
+function mayHoldTable(frags: Fragment[]): boolean {
+  const gutters = findGutters(frags);
+  const sorted = [...frags].sort((a, b) => a.y - b.y || a.x - b.x);
+  let rows = 0;
+  for (let i = 0; i < sorted.length; ) {
+    let j = i + 1;
+    while (j < sorted.length && Math.abs(sorted[j].y - sorted[i].y) <= sorted[i].size * 0.3) j++;
+    const row = sorted.slice(i, j);
+    const column = (f: Fragment) => gutters.filter((g) => f.x >= g.end - 1).length;
+    if (row.some((f, k) => k > 0 && column(f) === column(row[k - 1]))) rows++;
+    if (rows >= TABLE_ROWS) return true;
+    i = j;
+  }
+  return false;
+}
+
+/**
+ * The structure of a page for markdown: its tables (ruled ones from the rules the page draws,
+ * unruled ones from how its text lines up) and the runs left for the text, each run told its
+ * font's look (bold, fixed pitch) for headings. The page's drawing is read when its text may
+ * hold a table or uses a font not seen before (pdf.js gives text without font names).
+ */
+export async function pageStructure(page: PdfPage, asDrawn: PageRuns, pdfjs: Pick<PdfJs, 'OPS' | 'Util'>, fonts: DocumentFonts): Promise<{ runs: PageRuns; tables: PageTable[] }> {
+  const { runs, turnRules } = turnedUpright(asDrawn);
+  const frags = fragments(runs.upright, { wideSpaces: true });
+  const tableLike = mayHoldTable(frags);
+  const unknownFont = runs.upright.some((r) => r.font && !fonts.seen.has(r.font));
+  let tables: PageTable[] = [];
+  let upright = runs.upright;
+  if (tableLike || unknownFont) {
+    const drawing = await readDrawing(page, pdfjs);
+    for (const [name, look] of drawing.fonts) fonts.looks.set(name, look);
+    for (const r of [...runs.upright, ...runs.rotated]) if (r.font) fonts.seen.add(r.font);
+    if (tableLike) {
+      const ruled = ruledTables(turnRules(drawing.rules), upright);
+      tables = ruled.tables;
+      upright = ruled.rest;
+    }
+  }
+  for (const r of [...runs.upright, ...upright, ...runs.rotated]) if (r.font) r.look = fonts.looks.get(r.font);
+  if (tableLike) {
+    const unruled = unruledTables(upright);
+    tables = [...tables, ...unruled.tables];
+    upright = unruled.rest;
+  }
+  return { runs: { ...runs, upright }, tables };
+}
