@@ -32,6 +32,35 @@ export interface PageDrawingDetail {
   boxes: FilledBox[];
   /** Fonts the page uses, by pdf.js's loaded name (the `fontName` of text content items). */
   fonts: Map<string, FontLook>;
+  /**
+   * Right-to-left words as pdf.js's text gives them, mapped to their right spelling: a glyph
+   * standing for two letters (Arabic's lam-alef ligature) comes out reversed when pdf.js turns
+   * the drawn order around letter by letter; turned around glyph by glyph it reads right.
+   */
+  rtlWords: Map<string, string>;
+}
+
+/** Letters of the right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation forms). */
+export const RTL_LETTER = /[\u0590-\u07ff\ufb1d-\ufdff\ufe70-\ufeff]/;
+
+/** The words of one drawn string whose glyphs are read wrongly when turned around letter by letter. */
+function rtlWordFixes(glyphs: unknown[], into: Map<string, string>): void {
+  let word: string[] = [];
+  const flush = () => {
+    if (word.some((u) => u.length > 1) && word.some((u) => RTL_LETTER.test(u))) {
+      const byLetter = [...word.join('')].reverse().join('');
+      const byGlyph = [...word].reverse().join('');
+      if (byLetter !== byGlyph) into.set(byLetter, byGlyph);
+    }
+    word = [];
+  };
+  for (const g of glyphs) {
+    const unicode = typeof g === 'object' && g !== null ? (g as { unicode?: unknown }).unicode : undefined;
+    if (typeof unicode !== 'string') continue;
+    if (unicode.trim() === '' || (g as { isSpace?: boolean }).isSpace) flush();
+    else word.push(unicode);
+  }
+  flush();
 }
 
 /** Bars thinner than this (points) are rules; thicker filled rectangles are boxes. */
@@ -69,6 +98,8 @@ export async function readDrawing(page: PdfPage, { OPS, Util }: Pick<PdfJs, 'OPS
   const rules: Rule[] = [];
   const boxes: FilledBox[] = [];
   const fonts = new Map<string, FontLook>();
+  const rtlWords = new Map<string, string>();
+  const shows = new Set<number>([OPS.showText, OPS.showSpacedText, OPS.nextLineShowText, OPS.nextLineSetSpacingShowText]);
   const saved: Array<{ ctm: Matrix; fill: string | null; lineWidth: number }> = [];
   let ctm = page.getViewport({ scale: 1 }).transform as Matrix;
   let fill: string | null = null;
@@ -157,6 +188,9 @@ export async function readDrawing(page: PdfPage, { OPS, Util }: Pick<PdfJs, 'OPS
         const font = page.commonObjs.has(name) ? (page.commonObjs.get(name) as { name?: string; bold?: boolean; black?: boolean; isMonospace?: boolean }) : null;
         if (font?.name) fonts.set(name, fontLook(font.name, font));
       }
+    } else if (shows.has(fn)) {
+      const glyphs = args[fn === OPS.nextLineSetSpacingShowText ? 2 : 0];
+      if (Array.isArray(glyphs)) rtlWordFixes(glyphs, rtlWords);
     } else if (fn === OPS.constructPath) {
       const [paint, [data]] = args as [number, [ArrayLike<number> | null]];
       if (!data || paint === OPS.endPath) continue;
@@ -165,7 +199,7 @@ export async function readDrawing(page: PdfPage, { OPS, Util }: Pick<PdfJs, 'OPS
       paintPath(data, fills.has(paint), strokes.has(paint) && lineWidth <= RULE_THICKNESS * 2);
     }
   }
-  return { rules, boxes, fonts };
+  return { rules, boxes, fonts, rtlWords };
 }
 
 function isAxisRect(p: Array<[number, number]>): boolean {

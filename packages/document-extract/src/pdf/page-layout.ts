@@ -153,7 +153,7 @@ function linesOf(frags: Fragment[]): TextLine[] {
       const runs = group.flatMap((f) => f.runs);
       const main = group.reduce((m, g) => (g.size > m.size ? g : m));
       return {
-        text: assembleLine(runs),
+        text: assembleLine(runs, { rightToLeft: mostlyRightToLeft(runs) }),
         x: Math.min(...group.map((f) => f.x)),
         right: Math.max(...group.map((f) => f.right)),
         y: main.y,
@@ -163,6 +163,18 @@ function linesOf(frags: Fragment[]): TextLine[] {
       };
     })
     .filter((l) => l.text.length > 0 || l.table);
+}
+
+/** Whether most of a line's letters are in runs marked right-to-left. */
+function mostlyRightToLeft(runs: TextRun[]): boolean {
+  let rtl = 0;
+  let total = 0;
+  for (const r of runs) {
+    const n = r.str.trim().length;
+    total += n;
+    if (r.rtl) rtl += n;
+  }
+  return rtl * 2 > total;
 }
 
 /** Bold and fixed pitch when most of the line's characters are (runs of fonts not read count as neither). */

@@ -1,9 +1,9 @@
 import type { PdfJs, PdfPage } from './open-pdf.js';
-import { readDrawing, type FontLook } from './page-drawing.js';
+import { readDrawing, RTL_LETTER, type FontLook } from './page-drawing.js';
 import { findGutters, fragments, type Fragment } from './page-layout.js';
 import { ruledTables } from './ruled-tables.js';
 import type { PageTable } from './table-cells.js';
-import type { PageRuns } from './text-runs.js';
+import type { PageRuns, TextRun } from './text-runs.js';
 import { turnedUpright } from './turned-page.js';
 import { unruledTables } from './unruled-tables.js';
 
@@ -12,9 +12,20 @@ export interface DocumentFonts {
   looks: Map<string, FontLook>;
   /** Fonts of pages whose drawing was read (found or not: a font pdf.js could not load is not asked for again). */
   seen: Set<string>;
+  /** Right-to-left words pdf.js spells wrongly, with their right spelling (see PageDrawingDetail). */
+  rtlWords: Map<string, string>;
 }
 
-export const newDocumentFonts = (): DocumentFonts => ({ looks: new Map(), seen: new Set() });
+export const newDocumentFonts = (): DocumentFonts => ({ looks: new Map(), seen: new Set(), rtlWords: new Map() });
+
+/** Right-to-left runs marked as such, their words spelled as drawn. */
+function markRightToLeft(runs: TextRun[], words: Map<string, string>): void {
+  for (const r of runs) {
+    if (!RTL_LETTER.test(r.str)) continue;
+    r.rtl = true;
+    if (words.size) r.str = r.str.split(' ').map((w) => words.get(w) ?? w).join(' ');
+  }
+}
 
 /** Rows of text with two pieces or more within one column before a page may hold a table. */
 const TABLE_ROWS = 3;
@@ -51,11 +62,13 @@ export async function pageStructure(page: PdfPage, asDrawn: PageRuns, pdfjs: Pic
   const frags = fragments(runs.upright, { wideSpaces: true });
   const tableLike = mayHoldTable(frags);
   const unknownFont = runs.upright.some((r) => r.font && !fonts.seen.has(r.font));
+  const rightToLeft = runs.upright.some((r) => RTL_LETTER.test(r.str));
   let tables: PageTable[] = [];
   let upright = runs.upright;
-  if (tableLike || unknownFont) {
+  if (tableLike || unknownFont || rightToLeft) {
     const drawing = await readDrawing(page, pdfjs);
     for (const [name, look] of drawing.fonts) fonts.looks.set(name, look);
+    for (const [drawn, right] of drawing.rtlWords) fonts.rtlWords.set(drawn, right);
     for (const r of [...runs.upright, ...runs.rotated]) if (r.font) fonts.seen.add(r.font);
     if (tableLike) {
       const ruled = ruledTables(turnRules(drawing.rules), upright);
@@ -64,6 +77,7 @@ export async function pageStructure(page: PdfPage, asDrawn: PageRuns, pdfjs: Pic
     }
   }
   for (const r of [...runs.upright, ...upright, ...runs.rotated]) if (r.font) r.look = fonts.looks.get(r.font);
+  if (rightToLeft) markRightToLeft(runs.upright, fonts.rtlWords);
   if (tableLike) {
     const unruled = unruledTables(upright);
     tables = [...tables, ...unruled.tables];

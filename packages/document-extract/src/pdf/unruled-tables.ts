@@ -123,7 +123,8 @@ function usualStep(rows: Row[]): number {
 function notATable(rows: Row[], gaps: number[]): string | null {
   const pieces = rows.flatMap((r) => r.pieces);
   const firsts = rows.filter(isTableRow).map((r) => r.pieces[0].text);
-  if (gaps.length === 1 && firsts.every((t) => BULLET.test(`${t} `) || NUMBERED.test(`${t} `) || /^[•·▪◦‣●○■□\uf0b7\uf0a7\u2022-]$/.test(t))) return 'list';
+  // Markers: bullets, numbers, and any one or two signs that are neither letters nor digits (check boxes, symbol-font glyphs).
+  if (gaps.length === 1 && firsts.every((t) => BULLET.test(`${t} `) || NUMBERED.test(`${t} `) || /^[^\p{L}\p{N}]{1,2}$/u.test(t))) return 'list';
   if (gaps.length === 1 && rows.filter(isTableRow).every((r) => DOT_LEADER.test(r.pieces[0].text))) return 'contents';
   const mono = pieces.filter((p) => p.runs.every((r) => r.look?.monospace)).length;
   if (mono * 2 > pieces.length) return 'code';
@@ -159,30 +160,121 @@ function cellsOf(row: Row, gaps: number[]): string[] {
  * apart (a table in one column of a two-column page). Lists, tables of contents, code and prose
  * with wide gaps are left as text. Returns the tables, and the runs left outside them.
  */
+/** A table found in one stretch of rows, before tables side by side are joined. */
+interface Found {
+  /** Each row's baseline and cells. */
+  rows: Array<{ y: number; cells: string[] }>;
+  runs: TextRun[];
+  x: number;
+  right: number;
+  size: number;
+}
+
+/** Least share of a table's rows with text on both sides of each of its column gaps. */
+const PAIRED_ROWS = 0.5;
+
+/**
+ * The column gap that its rows do not bridge, if any: where fewer than half the rows with text
+ * have text on both sides, the gap separates two things side by side (the columns of a page, a
+ * list beside a table), not the columns of one table.
+ */
+function unbridgedGap(rows: Row[], gaps: number[]): number | null {
+  for (const gap of gaps) {
+    const sides = rows.map((r) => [r.pieces.some((p) => p.right <= gap), r.pieces.some((p) => p.x >= gap)]);
+    const both = sides.filter(([l, r]) => l && r).length;
+    if (both < sides.length * PAIRED_ROWS) return gap;
+  }
+  return null;
+}
+
+/**
+ * Tables without rules, from how text lines up (as camelot's and tabula's stream modes do): rows
+ * are lines, and a table is a run of three or more lines with pieces set apart in two columns or
+ * more, the columns being gaps in x that none of those lines' pieces cross. Lines above it whose
+ * pieces keep to the columns (multi-line headers) join it, one row each. Each page column is read
+ * apart (a table in one column of a two-column page). Lists, tables of contents, code and prose
+ * with wide gaps are left as text. Returns the tables, and the runs left outside them.
+ */
+/** A table found in one stretch of rows, before tables side by side are joined. */
+interface Found {
+  /** Each row's baseline and cells. */
+  rows: Array<{ y: number; cells: string[] }>;
+  runs: TextRun[];
+  x: number;
+  right: number;
+  size: number;
+}
+
+/** Share of rows two tables side by side must share (by baseline) to be one table. */
+const SIDE_BY_SIDE = 0.8;
+
+const sameRows = (a: Found, b: Found) => {
+  const shared = a.rows.filter((r) => b.rows.some((o) => Math.abs(o.y - r.y) <= 1)).length;
+  return shared >= Math.min(a.rows.length, b.rows.length) * SIDE_BY_SIDE;
+};
+
+/** Tables side by side on the same rows, one table: rows by baseline, cells left to right. */
+function joinSideBySide(found: Found[]): Found[] {
+  const out: Found[] = [];
+  for (const t of [...found].sort((a, b) => a.x - b.x)) {
+    const neighbour = out.find((o) => o.right <= t.x + 1 && sameRows(o, t));
+    if (!neighbour) {
+      out.push(t);
+      continue;
+    }
+    const widthA = neighbour.rows[0]?.cells.length ?? 0;
+    const widthB = t.rows[0]?.cells.length ?? 0;
+    const ys = [...neighbour.rows.map((r) => r.y), ...t.rows.filter((r) => !neighbour.rows.some((o) => Math.abs(o.y - r.y) <= 1)).map((r) => r.y)].sort((a, b) => a - b);
+    neighbour.rows = ys.map((y) => ({
+      y,
+      cells: [...(neighbour.rows.find((r) => Math.abs(r.y - y) <= 1)?.cells ?? Array(widthA).fill('')), ...(t.rows.find((r) => Math.abs(r.y - y) <= 1)?.cells ?? Array(widthB).fill(''))],
+    }));
+    neighbour.runs.push(...t.runs);
+    neighbour.right = t.right;
+    neighbour.size = Math.max(neighbour.size, t.size);
+  }
+  return out;
+}
+
+/**
+ * Tables without rules, from how text lines up (as camelot's and tabula's stream modes do): rows
+ * are lines, and a table is a run of three or more lines with pieces set apart in two columns or
+ * more, the columns being gaps in x that (almost) no row's pieces cross. Lines above it whose
+ * pieces keep to the columns (multi-line headers) join it, one row each. Where the page has
+ * column gutters, each page column is read apart first (a table in one column of a two-column
+ * page, beside other text), and tables found side by side on the same rows are joined (a wide
+ * table's columns can look like a page's); the rest of the page is then read whole. Lists,
+ * tables of contents, code and prose with wide gaps are left as text. Returns the tables, and
+ * the runs left outside them.
+ */
 export function unruledTables(runs: TextRun[]): { tables: PageTable[]; rest: TextRun[] } {
   if (runs.length === 0) return { tables: [], rest: runs };
-  const tables: PageTable[] = [];
+  const found: Found[] = [];
   const taken = new Set<TextRun>();
   const read = (some: TextRun[]) => {
-    for (const table of tablesIn(rowsOf(some.filter((r) => !taken.has(r))))) {
-      tables.push(table.table);
-      for (const r of table.runs) taken.add(r);
+    for (const t of tablesIn(rowsOf(some.filter((r) => !taken.has(r))))) {
+      found.push(t);
+      for (const r of t.runs) taken.add(r);
     }
   };
-  // The whole width first (a table's columns can look like a page's), then each page column
-  // apart for what is left (a table inside one column of a two-column page, beside prose).
   read(runs);
+  // What is left, one page column at a time.
   const gutters = findGutters(fragments(runs.filter((r) => !taken.has(r)), { wideSpaces: true }));
   let from = -Infinity;
   for (const g of [...gutters, { start: Infinity, end: Infinity }]) {
     if (gutters.length > 0) read(runs.filter((r) => r.x >= from - 1 && r.x + r.width <= g.start + 1));
     from = g.end;
   }
+  const tables = found.flatMap((t): PageTable[] => {
+    const rows = trimGrid(t.rows.map((r) => r.cells));
+    if (rows.length < 2 || (rows[0]?.length ?? 0) < 2) return [];
+    return [{ x: t.x, y: t.rows[0].y - t.size, right: t.right, bottom: t.rows[t.rows.length - 1].y, rows, size: t.size }];
+  });
   return { tables, rest: runs.filter((r) => !taken.has(r)) };
 }
 
-function tablesIn(rows: Row[]): Array<{ table: PageTable; runs: TextRun[] }> {
-  const out: Array<{ table: PageTable; runs: TextRun[] }> = [];
+function tablesIn(rows: Row[]): Found[] {
+  const out: Found[] = [];
   const step = usualStep(rows);
   let i = 0;
   while (i < rows.length) {
@@ -202,7 +294,19 @@ function tablesIn(rows: Row[]): Array<{ table: PageTable; runs: TextRun[] }> {
     const tableRows = body.filter(isTableRow);
     const gaps = tableRows.length >= MIN_ROWS ? columnGaps(tableRows) : [];
     const columnsUsed = (r: Row) => new Set(r.pieces.map((p) => columnOf(gaps, (p.x + p.right) / 2))).size;
-    if (gaps.length === 0 || tableRows.filter((r) => columnsUsed(r) >= 2).length < MIN_ROWS || notATable(body, gaps)) {
+    if (gaps.length === 0 || tableRows.filter((r) => columnsUsed(r) >= 2).length < MIN_ROWS) {
+      i = lastTableRow + 1;
+      continue;
+    }
+    // Two things side by side: each side is read on its own.
+    const split = unbridgedGap(body, gaps);
+    if (split !== null) {
+      const pieces = body.flatMap((r) => r.pieces);
+      out.push(...tablesIn(rowsOf(pieces.filter((p) => p.right <= split).flatMap((p) => p.runs))), ...tablesIn(rowsOf(pieces.filter((p) => p.x >= split).flatMap((p) => p.runs))));
+      i = lastTableRow + 1;
+      continue;
+    }
+    if (notATable(body, gaps)) {
       i = lastTableRow + 1;
       continue;
     }
@@ -218,14 +322,13 @@ function tablesIn(rows: Row[]): Array<{ table: PageTable; runs: TextRun[] }> {
       start--;
     }
     const tableLines = rows.slice(start, lastTableRow + 1);
-    const grid = trimGrid(tableLines.map((r) => cellsOf(r, gaps)));
-    if (grid.length >= 2 && (grid[0]?.length ?? 0) >= 2) {
-      const size = Math.max(...tableLines.map((r) => r.size));
-      out.push({
-        table: { x: Math.min(left, ...tableLines.flatMap((r) => r.pieces.map((p) => p.x))), y: tableLines[0].y - size, right, bottom: tableLines[tableLines.length - 1].y, rows: grid, size },
-        runs: tableLines.flatMap((r) => r.pieces.flatMap((p) => p.runs)),
-      });
-    }
+    out.push({
+      rows: tableLines.map((r) => ({ y: r.y, cells: cellsOf(r, gaps) })),
+      runs: tableLines.flatMap((r) => r.pieces.flatMap((p) => p.runs)),
+      x: Math.min(left, ...tableLines.flatMap((r) => r.pieces.map((p) => p.x))),
+      right,
+      size: Math.max(...tableLines.map((r) => r.size)),
+    });
     i = lastTableRow + 1;
   }
   return out;
