@@ -29,6 +29,8 @@ function markRightToLeft(runs: TextRun[], words: Map<string, string>): void {
 
 /** Rows of text with two pieces or more within one column before a page may hold a table. */
 const TABLE_ROWS = 3;
+/** Words a piece of a table row has at most, when judging whether a page may hold a table. */
+const TABLE_CELL_WORDS = 8;
 
 /**
  * Whether the text's layout looks like a table somewhere: several rows with pieces set apart
@@ -44,11 +46,44 @@ function mayHoldTable(frags: Fragment[]): boolean {
     while (j < sorted.length && Math.abs(sorted[j].y - sorted[i].y) <= sorted[i].size * 0.3) j++;
     const row = sorted.slice(i, j);
     const column = (f: Fragment) => gutters.filter((g) => f.x >= g.end - 1).length;
-    if (row.some((f, k) => k > 0 && column(f) === column(row[k - 1]))) rows++;
+    // Pieces of prose beside each other (two page columns the gutter search missed) are no table row.
+    const short = row.every((f) => f.runs.reduce((n, r) => n + (r.str.match(/[\p{L}\p{N}]+/gu)?.length ?? 0), 0) <= TABLE_CELL_WORDS);
+    if (short && row.some((f, k) => k > 0 && column(f) === column(row[k - 1]))) rows++;
     if (rows >= TABLE_ROWS) return true;
     i = j;
   }
   return false;
+}
+
+/** Longest line taken for a heading when deciding whether a page's fonts are worth reading. */
+const HEADING_LINE_CHARS = 120;
+
+/**
+ * Whether a line of the page could be a heading set in a font not seen yet (its weight is then
+ * needed): a line standing alone on its baseline, short, at least the size of the page's main
+ * text, mostly in a font other than that text's. Words in italics inside a paragraph, a new font
+ * in a table or a figure do not count, so a book's pages rarely have their drawing read for it.
+ */
+function mayBeHeadingInNewFont(frags: Fragment[], seen: Set<string>): boolean {
+  const chars = new Map<string, number>();
+  const sizes = new Map<number, number>();
+  for (const f of frags) {
+    for (const r of f.runs) {
+      const n = r.str.length;
+      if (r.font) chars.set(r.font, (chars.get(r.font) ?? 0) + n);
+      sizes.set(Math.round(r.size), (sizes.get(Math.round(r.size)) ?? 0) + n);
+    }
+  }
+  const most = <K>(m: Map<K, number>) => [...m].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const bodyFont = most(chars);
+  const bodySize = most(sizes) ?? 0;
+  return frags.some((f, i) => {
+    const font = most(new Map(f.runs.map((r) => [r.font, r.str.length])));
+    if (!font || font === bodyFont || seen.has(font) || f.size < bodySize - 0.5) return false;
+    const alone = frags.every((o, j) => j === i || Math.abs(o.y - f.y) > f.size * 0.5);
+    const length = f.runs.reduce((n, r) => n + r.str.length, 0);
+    return alone && length >= 2 && length <= HEADING_LINE_CHARS;
+  });
 }
 
 /**
@@ -61,7 +96,7 @@ export async function pageStructure(page: PdfPage, asDrawn: PageRuns, pdfjs: Pic
   const { runs, turnRules } = turnedUpright(asDrawn);
   const frags = fragments(runs.upright, { wideSpaces: true });
   const tableLike = mayHoldTable(frags);
-  const unknownFont = runs.upright.some((r) => r.font && !fonts.seen.has(r.font));
+  const unknownFont = mayBeHeadingInNewFont(frags, fonts.seen);
   const rightToLeft = runs.upright.some((r) => RTL_LETTER.test(r.str));
   let tables: PageTable[] = [];
   let upright = runs.upright;
