@@ -6,6 +6,7 @@ import { readScanImage, recognizeRendered, renderPage } from './page-ocr.js';
 import { layoutPage, type TextBlock } from './page-layout.js';
 import { newDocumentFonts, pageStructure } from './page-structure.js';
 import { withoutRunningLines } from './running-lines.js';
+import { joinTablesAcrossPages } from './table-cells.js';
 import { choosePageReading, documentTraits, fetchPage, type FetchedPage } from './read-page.js';
 import { headingLevels, markdownPage, plainBlock } from './render-text.js';
 import { PDF_LIMITS } from './stream-budget.js';
@@ -107,8 +108,8 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
       while (inFlight.size >= ocrInFlight(opts)) await Promise.race(inFlight);
     }
 
-    // Markdown leaves running headers, footers and page numbers out.
-    const laidOut = opts.output === 'markdown' ? withoutRunningLines(results.map((r) => (r.kind === 'text' ? r : null))) : results.map((r) => (r.kind === 'text' ? r.blocks : null));
+    // Markdown leaves running headers, footers and page numbers out, and joins tables split by a page break.
+    const laidOut = opts.output === 'markdown' ? joinTablesAcrossPages(withoutRunningLines(results.map((r) => (r.kind === 'text' ? r : null)))) : results.map((r) => (r.kind === 'text' ? r.blocks : null));
     const texts: Array<TextBlock[] | string> = [];
     for (const [i, r] of results.entries()) {
       if (r.kind === 'text') {

@@ -16,6 +16,8 @@ export interface TextLine {
   bold?: boolean;
   /** Most of the line's text is in a fixed-pitch font (code). */
   monospace?: boolean;
+  /** Most of the line is inside a frame around a figure or a boxed note (markdown only). */
+  framed?: boolean;
   /** The line is a table found on the page (markdown only): it stands alone as a block. */
   table?: PageTable;
 }
@@ -177,8 +179,8 @@ function mostlyRightToLeft(runs: TextRun[]): boolean {
   return rtl * 2 > total;
 }
 
-/** Bold and fixed pitch when most of the line's characters are (runs of fonts not read count as neither). */
-function fontOfLine(runs: TextRun[]): Pick<TextLine, 'bold' | 'monospace'> {
+/** Bold, fixed pitch and framed when most of the line's characters are (runs of fonts not read count as neither). */
+function fontOfLine(runs: TextRun[]): Pick<TextLine, 'bold' | 'monospace' | 'framed'> {
   let total = 0;
   let bold = 0;
   let monospace = 0;
@@ -188,7 +190,8 @@ function fontOfLine(runs: TextRun[]): Pick<TextLine, 'bold' | 'monospace'> {
     if (r.look?.bold) bold += n;
     if (r.look?.monospace) monospace += n;
   }
-  return { ...(bold * 2 > total ? { bold: true } : {}), ...(monospace * 2 > total ? { monospace: true } : {}) };
+  const framed = runs.filter((r) => r.framed).reduce((n, r) => n + r.str.trim().length, 0);
+  return { ...(bold * 2 > total ? { bold: true } : {}), ...(monospace * 2 > total ? { monospace: true } : {}), ...(framed * 2 > total ? { framed: true } : {}) };
 }
 
 function majorityRole(runs: TextRun[]): string | undefined {

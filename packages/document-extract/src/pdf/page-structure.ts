@@ -106,10 +106,12 @@ export async function pageStructure(page: PdfPage, asDrawn: PageRuns, pdfjs: Pic
     for (const [drawn, right] of drawing.rtlWords) fonts.rtlWords.set(drawn, right);
     for (const r of [...runs.upright, ...runs.rotated]) if (r.font) fonts.seen.add(r.font);
     if (tableLike) {
-      const ruled = ruledTables(turnRules(drawing.rules), upright);
-      tables = ruled.tables;
-      upright = ruled.rest;
     }
+    // Rules are looked at on every page whose drawing is read: frames (a figure's labels) hold no headings.
+    const ruled = ruledTables(turnRules(drawing.rules), tableLike ? upright : []);
+    tables = ruled.tables;
+    if (tableLike) upright = ruled.rest;
+    for (const f of ruled.frames) for (const r of upright) if (r.x >= f.x - 1 && r.x + r.width <= f.right + 1 && r.y >= f.y && r.y <= f.bottom) r.framed = true;
   }
   for (const r of [...runs.upright, ...upright, ...runs.rotated]) if (r.font) r.look = fonts.looks.get(r.font);
   if (rightToLeft) markRightToLeft(runs.upright, fonts.rtlWords);

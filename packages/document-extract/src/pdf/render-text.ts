@@ -43,7 +43,7 @@ function roleLevel(role: string | undefined): number | undefined {
 }
 
 const looksLikeHeading = (block: TextBlock) => {
-  if (block[0].table || block.some((l) => l.monospace)) return false;
+  if (block[0].table || block.some((l) => l.monospace || l.framed)) return false;
   const text = block.map((l) => l.text).join(' ');
   return block.length <= 3 && text.length <= MAX_HEADING_CHARS && (text.match(/\p{L}/gu) ?? []).length >= 2 && block[0].role !== FORM_ROLE;
 };
@@ -86,26 +86,37 @@ export function headingLevels(pages: TextBlock[][]): (block: TextBlock) => numbe
   };
 }
 
+/** Headings in a row, with no text between, past which they are not headings (a cover, a figure's labels, code in a large font). */
+const HEADINGS_IN_A_ROW = 4;
+
 /**
  * Markdown of a page's blocks. A heading set over two or more blocks (its lines parted by the
  * layout: a title broken over lines, a centred line) is written as one: blocks of one level that
- * follow each other within about a line's step.
+ * follow each other within about a line's step. Four headings or more in a row with no text
+ * between are not a document's outline but a cover, a figure or code in large type: only the
+ * first of their highest level stays a heading.
  */
 export function markdownPage(blocks: TextBlock[], level: (block: TextBlock) => number | undefined): string {
-  const out: string[] = [];
-  let previous: { block: TextBlock; level: number | undefined } | null = null;
+  const items: Array<{ block: TextBlock; level: number | undefined }> = [];
   for (const block of blocks) {
     const l = level(block);
+    const previous = items[items.length - 1];
     const last = previous?.block[previous.block.length - 1];
-    if (l && previous && previous.level === l && last && block[0].y > last.y && block[0].y - last.y <= block[0].size * 1.8) {
-      out[out.length - 1] += ` ${block.map((line) => line.text).join(' ')}`;
-      previous = { block: [...previous.block, ...block], level: l };
-      continue;
-    }
-    out.push(markdownBlock(block, l));
-    previous = { block, level: l };
+    if (l && previous?.level === l && last && block[0].y > last.y && block[0].y - last.y <= block[0].size * 1.8) previous.block = [...previous.block, ...block];
+    else items.push({ block, level: l });
   }
-  return out.join('\n\n');
+  for (let i = 0; i < items.length; ) {
+    let j = i;
+    while (j < items.length && items[j].level) j++;
+    if (j - i >= HEADINGS_IN_A_ROW) {
+      const run = items.slice(i, j);
+      const top = Math.min(...run.map((item) => item.level!));
+      const kept = run.find((item) => item.level === top);
+      for (const item of run) if (item !== kept) item.level = undefined;
+    }
+    i = Math.max(j, i + 1);
+  }
+  return items.map(({ block, level: l }) => (l ? `${'#'.repeat(l)} ${block.map((line) => line.text).join(' ')}` : markdownBlock(block, undefined))).join('\n\n');
 }
 
 function listItems(lines: TextLine[]): string[] | null {

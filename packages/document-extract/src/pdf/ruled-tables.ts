@@ -2,6 +2,14 @@ import type { Rule } from './page-drawing.js';
 import { cellText, splitRuns, trimGrid, type PageTable } from './table-cells.js';
 import type { TextRun } from './text-runs.js';
 
+/** A rectangle drawn around something that is not a table. */
+export interface Frame {
+  x: number;
+  y: number;
+  right: number;
+  bottom: number;
+}
+
 /** Rules this close (points) are one line; ends this close meet. */
 const SNAP = 2;
 /** A cell edge is drawn when rules cover this share of it. */
@@ -130,10 +138,10 @@ const locate = (edges: number[], v: number) => {
  * and two columns holding text; a single frame (a boxed note, a figure's border) is not one.
  * Returns the tables, and the runs left outside them.
  */
-export function ruledTables(rules: Rule[], runs: TextRun[]): { tables: PageTable[]; rest: TextRun[] } {
+export function ruledTables(rules: Rule[], runs: TextRun[]): { tables: PageTable[]; rest: TextRun[]; frames: Frame[] } {
   const hs = joinRules(rules.filter((r) => r.horizontal));
   const vs = joinRules(rules.filter((r) => !r.horizontal));
-  if (hs.length < 2 || vs.length < 2) return { tables: [], rest: runs };
+  if (hs.length < 2 || vs.length < 2) return { tables: [], rest: runs, frames: [] };
   // Connected groups of crossing rules.
   const all = [...hs.map((s) => ({ s, h: true })), ...vs.map((s) => ({ s, h: false }))];
   const parent = all.map((_, i) => i);
@@ -147,6 +155,7 @@ export function ruledTables(rules: Rule[], runs: TextRun[]): { tables: PageTable
   });
 
   const tables: PageTable[] = [];
+  const frames: Frame[] = [];
   let rest = runs;
   for (const group of groups.values()) {
     if (group.hs.length < 2 || group.vs.length < 2) continue;
@@ -174,10 +183,14 @@ export function ruledTables(rules: Rule[], runs: TextRun[]): { tables: PageTable
       }),
     );
     const rows = trimGrid(grid2d);
-    if (rows.length < 2 || (rows[0]?.length ?? 0) < 2) continue;
+    if (rows.length < 2 || (rows[0]?.length ?? 0) < 2) {
+      // Rules around text that make no table: a frame (a figure, a boxed note).
+      frames.push({ x: xs[0], y: ys[0], right: xs[xs.length - 1], bottom: ys[ys.length - 1] });
+      continue;
+    }
     const size = Math.max(0, ...[...split.placed.values()].flat().map((r) => r.size));
     tables.push({ x: xs[0], y: ys[0], right: xs[xs.length - 1], bottom: ys[ys.length - 1], rows, size });
     rest = split.rest;
   }
-  return { tables, rest };
+  return { tables, rest, frames };
 }

@@ -94,3 +94,22 @@ export function cellText(runs: TextRun[]): string {
   }
   return out;
 }
+
+/**
+ * A table split by a page break, joined: when a page's last block and the next page's first
+ * (running headers and footers already left out) are tables with the same number of columns,
+ * the second's rows go to the first, less a repeated header row. Pages read by OCR (null) part
+ * tables.
+ */
+export function joinTablesAcrossPages<B extends Array<{ table?: PageTable }>>(pages: Array<B[] | null>): Array<B[] | null> {
+  for (let i = 0; i + 1 < pages.length; i++) {
+    const [page, next] = [pages[i], pages[i + 1]];
+    const last = page?.[page.length - 1]?.[0]?.table;
+    const first = next?.[0]?.[0]?.table;
+    if (!last || !first || last.rows[0].length !== first.rows[0].length) continue;
+    const repeatsHeader = first.rows[0].every((cell, c) => cell === last.rows[0][c]);
+    last.rows.push(...first.rows.slice(repeatsHeader ? 1 : 0));
+    next!.shift();
+  }
+  return pages;
+}

@@ -15,6 +15,8 @@ export interface TextRun {
   font?: string;
   /** What the font looks like, once the page's fonts have been read (markdown only). */
   look?: FontLook;
+  /** Inside a frame drawn around a figure or a boxed note (markdown): never a heading. */
+  framed?: boolean;
   /** Right-to-left text (Arabic, Hebrew), marked for markdown, whose lines are then read from the right. */
   rtl?: boolean;
   /** Rotated runs: the direction the text runs in (a unit vector on the page, y down). */
