@@ -152,15 +152,7 @@ function cellsOf(row: Row, gaps: number[]): string[] {
   return cells.map((c) => c.join(' '));
 }
 
-/**
- * Tables without rules, from how text lines up (as camelot's and tabula's stream modes do): rows
- * are lines, and a table is a run of three or more lines with pieces set apart in two columns or
- * more, the columns being gaps in x that none of those lines' pieces cross. Lines above it whose
- * pieces keep to the columns (multi-line headers) join it, one row each. Each page column is read
- * apart (a table in one column of a two-column page). Lists, tables of contents, code and prose
- * with wide gaps are left as text. Returns the tables, and the runs left outside them.
- */
-/** A table found in one stretch of rows, before tables side by side are joined. */
+/** A table found in one stretch of rows. */
 interface Found {
   /** Each row's baseline and cells. */
   rows: Array<{ y: number; cells: string[] }>;
@@ -190,62 +182,12 @@ function unbridgedGap(rows: Row[], gaps: number[]): number | null {
 /**
  * Tables without rules, from how text lines up (as camelot's and tabula's stream modes do): rows
  * are lines, and a table is a run of three or more lines with pieces set apart in two columns or
- * more, the columns being gaps in x that none of those lines' pieces cross. Lines above it whose
- * pieces keep to the columns (multi-line headers) join it, one row each. Each page column is read
- * apart (a table in one column of a two-column page). Lists, tables of contents, code and prose
- * with wide gaps are left as text. Returns the tables, and the runs left outside them.
- */
-/** A table found in one stretch of rows, before tables side by side are joined. */
-interface Found {
-  /** Each row's baseline and cells. */
-  rows: Array<{ y: number; cells: string[] }>;
-  runs: TextRun[];
-  x: number;
-  right: number;
-  size: number;
-}
-
-/** Share of rows two tables side by side must share (by baseline) to be one table. */
-const SIDE_BY_SIDE = 0.8;
-
-const sameRows = (a: Found, b: Found) => {
-  const shared = a.rows.filter((r) => b.rows.some((o) => Math.abs(o.y - r.y) <= 1)).length;
-  return shared >= Math.min(a.rows.length, b.rows.length) * SIDE_BY_SIDE;
-};
-
-/** Tables side by side on the same rows, one table: rows by baseline, cells left to right. */
-function joinSideBySide(found: Found[]): Found[] {
-  const out: Found[] = [];
-  for (const t of [...found].sort((a, b) => a.x - b.x)) {
-    const neighbour = out.find((o) => o.right <= t.x + 1 && sameRows(o, t));
-    if (!neighbour) {
-      out.push(t);
-      continue;
-    }
-    const widthA = neighbour.rows[0]?.cells.length ?? 0;
-    const widthB = t.rows[0]?.cells.length ?? 0;
-    const ys = [...neighbour.rows.map((r) => r.y), ...t.rows.filter((r) => !neighbour.rows.some((o) => Math.abs(o.y - r.y) <= 1)).map((r) => r.y)].sort((a, b) => a - b);
-    neighbour.rows = ys.map((y) => ({
-      y,
-      cells: [...(neighbour.rows.find((r) => Math.abs(r.y - y) <= 1)?.cells ?? Array(widthA).fill('')), ...(t.rows.find((r) => Math.abs(r.y - y) <= 1)?.cells ?? Array(widthB).fill(''))],
-    }));
-    neighbour.runs.push(...t.runs);
-    neighbour.right = t.right;
-    neighbour.size = Math.max(neighbour.size, t.size);
-  }
-  return out;
-}
-
-/**
- * Tables without rules, from how text lines up (as camelot's and tabula's stream modes do): rows
- * are lines, and a table is a run of three or more lines with pieces set apart in two columns or
  * more, the columns being gaps in x that (almost) no row's pieces cross. Lines above it whose
- * pieces keep to the columns (multi-line headers) join it, one row each. Where the page has
- * column gutters, each page column is read apart first (a table in one column of a two-column
- * page, beside other text), and tables found side by side on the same rows are joined (a wide
- * table's columns can look like a page's); the rest of the page is then read whole. Lists,
- * tables of contents, code and prose with wide gaps are left as text. Returns the tables, and
- * the runs left outside them.
+ * pieces keep to the columns (multi-line headers) join it, one row each. The page is read whole
+ * first (a wide table's columns can look like a page's); a column gap most rows do not bridge
+ * parts two things side by side, each read apart (a table in one column of a two-column page);
+ * what is left is then read one page column at a time. Lists, tables of contents, code and prose
+ * with wide gaps are left as text. Returns the tables, and the runs left outside them.
  */
 export function unruledTables(runs: TextRun[]): { tables: PageTable[]; rest: TextRun[] } {
   if (runs.length === 0) return { tables: [], rest: runs };
