@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import { extractPdf } from '../src/pdf/index.js';
 import type { TextBlock, TextLine } from '../src/pdf/page-layout.js';
-import { pipeTable } from '../src/pdf/render-text.js';
+import { pipeTable } from '../src/markup/pipe-table.js';
 import { withoutRunningLines } from '../src/pdf/running-lines.js';
 import { joinTablesAcrossPages, type PageTable } from '../src/pdf/table-cells.js';
 

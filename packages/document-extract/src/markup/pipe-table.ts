@@ -1,6 +1,7 @@
 /**
  * A GFM pipe table of rows of cell texts: the first row is the header, every row is padded to
- * the widest, a cell is one line (line breaks become spaces) with its pipes escaped.
+ * the widest, a cell is one line (runs of white space become one space) with its backslashes and
+ * pipes escaped (a cell's own `\\|` must not end the cell).
  */
 export function pipeTable(rows: string[][]): string {
   const width = rows.reduce((widest, row) => Math.max(widest, row.length), 0);
@@ -16,5 +17,5 @@ export function pipeTable(rows: string[][]): string {
 }
 
 function pipeCell(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, ' ').replace(/\|/g, '\\|').trim();
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
 }

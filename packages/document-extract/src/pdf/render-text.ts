@@ -1,3 +1,4 @@
+import { pipeTable } from '../markup/pipe-table.js';
 import { FORM_ROLE } from './form-fields.js';
 import { BULLET, NUMBERED } from './list-markers.js';
 import type { TextBlock, TextLine } from './page-layout.js';
@@ -134,15 +135,6 @@ function listItems(lines: TextLine[]): string[] | null {
   }
   if (!items.length) return null;
   return [...(lead.length ? [joinLines(lead, ' ')] : []), ...items.map((item) => joinLines(item, ' '))];
-}
-
-/** A cell's text in a pipe table: one line, its pipes escaped. */
-const pipeCell = (text: string) => text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
-
-/** A pipe table (GitHub's form): the first row is the header row, as Docling writes it. */
-export function pipeTable(rows: string[][]): string {
-  const line = (row: string[]) => `| ${row.map(pipeCell).join(' | ')} |`;
-  return [line(rows[0]), `| ${rows[0].map(() => '---').join(' | ')} |`, ...rows.slice(1).map(line)].join('\n');
 }
 
 /** Markdown of one block: a table, a heading, a list, or a reflowed paragraph. */
