@@ -17,3 +17,4 @@ export * from './account-requests.js';
 export * from './stores.js';
 export * from './webhook-subscriptions.js';
 export * from './window-budget.js';
+export * from './crawl-state.js';

@@ -1,4 +1,4 @@
-import { API_KEY_LABEL_MAX_CHARS, LLM_PROVIDERS, SCOPES, SUBSCRIPTION_FAMILIES, USAGE_DAYS_KEPT } from '@gleaner/store';
+import { API_KEY_LABEL_MAX_CHARS, LLM_PROVIDERS, REQUEST_FAMILIES, SCOPES, SUBSCRIPTION_FAMILIES, USAGE_DAYS_KEPT } from '@gleaner/store';
 import { apiKeySecurity, emptyResponse, errorResponses, EXAMPLE_REQUEST_ID, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { Operation, Parameter, Response, Schema } from './openapi-types.js';
 
@@ -10,8 +10,8 @@ const usageCounts = {
   credits_used: { type: 'integer', minimum: 0, description: 'Credits spent (the v1 scraper charges one per submit).' },
   requests: {
     type: 'object',
-    required: [...SUBSCRIPTION_FAMILIES],
-    properties: Object.fromEntries(SUBSCRIPTION_FAMILIES.map((f) => [f, { type: 'integer', minimum: 0 } satisfies Schema])),
+    required: [...REQUEST_FAMILIES],
+    properties: Object.fromEntries(REQUEST_FAMILIES.map((f) => [f, { type: 'integer', minimum: 0 } satisfies Schema])),
   },
   llm_tokens: { type: 'object', required: ['input', 'output'], properties: { input: { type: 'integer', minimum: 0 }, output: { type: 'integer', minimum: 0 } } },
 } satisfies Record<string, Schema>;

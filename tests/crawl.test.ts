@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createLogger } from '@gleaner/platform';
+import { loadScraperWorkerConfig, startScraperWorker, type RunningService } from '@gleaner/scraper-worker';
+import { normalizeUrl } from '@gleaner/site-crawl';
+import { CrawlApi, type CrawlPage } from './support/crawl-api.js';
+import { BLOG_POSTS, DOC_PAGES, DOC_SECTIONS, ORPHANS, PRIVATE_PAGES, SLOW_PAGES, startCrawlSite, type CrawlSite } from './support/crawl-site.js';
+import { serviceEnv } from './support/env.js';
+import { GatewayHarness } from './support/gateway.js';
+import { deleteKeysWithPrefix, replyBufferShrunk, testPrefix, watchReplyBufferShrinking } from './support/redis.js';
+
+/**
+ * Crawls (issue 40) end to end on the local site of tests/support/crawl-site.ts: the gateway and
+ * the scraper-worker in this process on real Redis. What a crawl must get right from the start:
+ * every page once however its links spell it, robots.txt obeyed, exact limits, depth and path
+ * filters, redirects and canonical URLs recorded, 429s waited out, a hanging page failed.
+ */
+const prefix = testPrefix('crawl');
+let h: GatewayHarness;
+let worker: RunningService;
+let site: CrawlSite;
+let api: CrawlApi;
+
+/** Pages the crawl read (`completed`), by their normalised URL. */
+const normalized = (pages: CrawlPage[], status = 'completed') => pages.filter((p) => p.status === status).map((p) => normalizeUrl(p.url)!);
+const pathOf = (url: string) => new URL(url).pathname;
+
+beforeAll(async () => {
+  watchReplyBufferShrinking();
+  site = await startCrawlSite({ slowMs: 600 });
+  const env = serviceEnv(prefix, { CRAWL_SLICE_MS: '4000', SCRAPER_EXTRACT_THREADS: '2' });
+  h = await GatewayHarness.start(prefix, env);
+  worker = await startScraperWorker(loadScraperWorkerConfig(env), createLogger('crawl-test', 'error'));
+  const account = await h.account('crawler');
+  await h.stores.accounts.setRateLimit(account.accountId, 100_000);
+  api = new CrawlApi(h.url, account.apiKey);
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await h?.stop();
+  await site?.close();
+  await deleteKeysWithPrefix(prefix);
+  await replyBufferShrunk();
+});
+
+describe('a crawl of the whole site', () => {
+  let pages: CrawlPage[];
+  let final: Awaited<ReturnType<CrawlApi['finish']>>['final'];
+  let reads: number;
+
+  beforeAll(async () => {
+    const id = await api.start('crawl', { url: `${site.url}/`, limit: 1_000, output_type: 'markdown', max_concurrency: 8, timeout: 2_000, render_js: false });
+    ({ final, pages, reads } = await api.finish('crawl', id, 90_000));
+  }, 100_000);
+
+  it('ends completed, saying why, with every result read through the cursor', () => {
+    expect(final.status).toBe('completed');
+    expect(final.reason).toBe('every page in scope was crawled');
+    expect(final.next).toBeNull();
+    expect(reads).toBeGreaterThan(3); // 100 results an answer
+    expect(pages.length).toBe(final.counts.completed + final.counts.failed + pages.filter((p) => p.status === 'skipped').length);
+  });
+
+  it('reads every page in scope once, whatever spelling its links use', () => {
+    const read = normalized(pages);
+    expect(new Set(read).size).toBe(read.length);
+    const docs = read.filter((u) => /\/docs\/s\d+\/p\d+$/.test(u));
+    const details = read.filter((u) => /\/detail$/.test(u));
+    expect(docs).toHaveLength(DOC_SECTIONS * DOC_PAGES);
+    expect(details).toHaveLength(DOC_SECTIONS * DOC_PAGES);
+    expect(read.filter((u) => /\/orphan\/\d+$/.test(u))).toHaveLength(ORPHANS); // only the sitemaps list them
+    expect(read.filter((u) => /\/slow\/\d+$/.test(u))).toHaveLength(SLOW_PAGES);
+    // The site served each page once: no spelling of a doc page was requested twice.
+    for (let s = 0; s < DOC_SECTIONS; s++) {
+      for (let p = 0; p < DOC_PAGES; p++) {
+        const path = `/docs/s${s}/p${p}`;
+        expect(site.pageHits(path) + site.pageHits(`${path}/`) + site.pageHits(`${path}/index.html`)).toBe(1);
+      }
+    }
+    for (const [raw, n] of site.hits) if (!raw.startsWith('/busy')) expect([raw, n]).toEqual([raw, 1]);
+  });
+
+  it('keeps one copy of a post reached by redirect, by canonical alias and by two query orders', () => {
+    const posts = pages.filter((p) => p.status === 'completed' && /^Post \d+$/.test(String(p.content?.meta.title)));
+    const titles = posts.map((p) => p.content!.meta.title);
+    expect(new Set(titles).size).toBe(titles.length);
+    expect(titles).toHaveLength(BLOG_POSTS);
+    const duplicates = pages.filter((p) => p.status === 'skipped' && /already (crawled|fetched)/.test(p.reason ?? ''));
+    // /old/0 and /old/1 redirect to posts, /alias/2 and /alias/3 name them as canonical: either the
+    // alias or the post is listed, never both.
+    expect(duplicates.length + posts.filter((p) => /\/(old|alias)\//.test(p.url)).length).toBe(4);
+    expect(final.counts.skipped_by.duplicate).toBeGreaterThanOrEqual(duplicates.length);
+  });
+
+  it('records final URLs after redirects and canonical URLs', () => {
+    const redirected = pages.find((p) => p.status === 'completed' && pathOf(p.url).startsWith('/old/'));
+    const viaRedirect = redirected ?? pages.find((p) => p.status === 'completed' && pathOf(p.url) === '/blog/post-0');
+    expect(viaRedirect?.content?.meta.canonical_url).toMatch(/\/blog\/post-\d\?a=1&b=2$/);
+    if (redirected) expect(redirected.content!.meta.final_url).toMatch(/\/blog\/post-\d\?a=1&b=2$/);
+  });
+
+  it('obeys robots.txt, names itself, and lists what robots.txt refused with the reason', () => {
+    expect([...site.hits.keys()].filter((p) => p.startsWith('/private/'))).toEqual([]);
+    const refused = pages.filter((p) => p.status === 'skipped' && pathOf(p.url).startsWith('/private/'));
+    expect(refused).toHaveLength(PRIVATE_PAGES);
+    expect(refused[0].reason).toMatch(/robots\.txt disallows it/);
+    expect(final.counts.skipped_by.robots).toBe(PRIVATE_PAGES);
+    expect(new Set(site.requests.map((r) => r.userAgent))).toEqual(new Set([expect.stringContaining('GleanerBot/1.0')]));
+  });
+
+  it('skips files and other hosts without a request, and lists a page that is not HTML', () => {
+    expect(site.pageHits('/files/report.pdf')).toBe(0);
+    expect(final.counts.skipped_by.file).toBeGreaterThanOrEqual(1);
+    expect(final.counts.skipped_by.other_host).toBeGreaterThanOrEqual(1);
+  });
+
+  it('waits out a 429 with its Retry-After, fails a page that never answers, a 404 and a redirect loop', () => {
+    const busy = site.requests.filter((r) => r.path === '/busy');
+    expect(busy.map((r) => r.status)).toEqual([429, 429, 200]);
+    expect(busy[1].at - busy[0].at).toBeGreaterThanOrEqual(950);
+    expect(busy[2].at - busy[1].at).toBeGreaterThanOrEqual(950);
+    expect(pages.find((p) => pathOf(p.url) === '/busy')?.status).toBe('completed');
+    const failed = Object.fromEntries(pages.filter((p) => p.status === 'failed').map((p) => [pathOf(p.url), p.error]));
+    expect(failed['/hang']).toMatch(/^E008: target did not answer within 2 s/);
+    expect(failed['/broken']).toBe('E008: target answered HTTP 404');
+    expect(failed['/loop']).toMatch(/^E008: .*redirects/);
+  });
+
+  it('gives each page as a single scrape gives it, markdown included, with its depth', () => {
+    const page = pages.find((p) => pathOf(p.url) === '/docs/s1/p3')!;
+    expect(page.status).toBe('completed');
+    expect(page.content!.markdown).toContain('# Section 1 page 3');
+    expect(page.content!.text).toContain('page 3 of section 1');
+    expect(page.content!.links.length).toBeGreaterThan(5);
+    expect(page.depth).toBeGreaterThanOrEqual(0);
+    expect(pages.find((p) => pathOf(p.url) === '/')?.depth).toBe(0);
+  });
+});
+
+describe('limits and filters', () => {
+  it('never fetches more pages than the limit, at any concurrency', async () => {
+    for (const limit of [1, 7, 15]) {
+      const before = site.requests.length;
+      const id = await api.start('crawl', { url: `${site.url}/docs/`, limit, max_concurrency: 10, sitemap: 'skip', render_js: false });
+      const { final, pages } = await api.finish('crawl', id);
+      expect(final.status).toBe('completed');
+      expect(final.reason).toBe(`the limit of ${limit} pages was reached`);
+      expect(final.counts.completed + final.counts.failed).toBe(limit);
+      expect(pages.filter((p) => p.status !== 'skipped')).toHaveLength(limit);
+      // Pages answered (a redirect's hop is a request, not a page; skipped duplicates are not counted).
+      const answered = site.requests.slice(before).filter((r) => r.path !== '/robots.txt' && (r.status < 300 || r.status >= 400));
+      const duplicates = pages.filter((p) => p.status === 'skipped' && /already crawled/.test(p.reason ?? '')).length;
+      expect(answered.length).toBeLessThanOrEqual(limit + duplicates);
+    }
+  });
+
+  it('follows links only max_depth hops and only paths the patterns allow', async () => {
+    const deep = await api.start('crawl', { url: `${site.url}/docs/`, max_depth: 2, include_paths: ['^/docs/s[0-2]'], exclude_paths: ['/detail$'], sitemap: 'skip', limit: 500, render_js: false });
+    const { final, pages } = await api.finish('crawl', deep);
+    expect(final.status).toBe('completed');
+    const read = pages.filter((p) => p.status === 'completed');
+    // The start page, three sections (depth 1), their 60 pages (depth 2); never a detail page or section 3.
+    expect(read.map((p) => pathOf(p.url)).sort()).toEqual(
+      ['/docs/', ...[0, 1, 2].flatMap((s) => [`/docs/s${s}/`, ...Array.from({ length: DOC_PAGES }, (_, p) => `/docs/s${s}/p${p}`)])].sort(),
+    );
+    expect(Math.max(...read.map((p) => p.depth!))).toBe(2);
+    expect(final.counts.skipped_by.not_included_path).toBeGreaterThan(0);
+    expect(final.counts.skipped_by.excluded_path).toBe(60);
+    // One hop: the sections, and none of their pages.
+    const shallow = await api.finish('crawl', await api.start('crawl', { url: `${site.url}/docs/`, max_depth: 1, include_paths: ['^/docs/s[0-2]'], sitemap: 'skip', render_js: false }));
+    expect(shallow.pages.filter((p) => p.status === 'completed').map((p) => pathOf(p.url)).sort()).toEqual(['/docs/', '/docs/s0/', '/docs/s1/', '/docs/s2/']);
+    expect(shallow.final.counts.skipped_by.depth).toBe(60);
+  });
+
+  it('reads only the sitemaps with sitemap: only', async () => {
+    const id = await api.start('crawl', { url: `${site.url}/`, sitemap: 'only', limit: 500, render_js: false });
+    const { final, pages } = await api.finish('crawl', id);
+    expect(final.status).toBe('completed');
+    const read = new Set(normalized(pages).map(pathOf));
+    expect(read.size).toBe(1 + ORPHANS + DOC_SECTIONS + BLOG_POSTS);
+    expect(read.has('/docs/s0/p0')).toBe(true);
+    expect(read.has('/docs/s0/p1')).toBe(false);
+  });
+});
