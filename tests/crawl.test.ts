@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createLogger } from '@gleaner/platform';
+import { createLogger, newRequestId } from '@gleaner/platform';
+import { verifyWebhookSignature } from '@gleaner/safe-fetch';
 import { loadScraperWorkerConfig, startScraperWorker, type RunningService } from '@gleaner/scraper-worker';
+import { loadWebhookDispatcherConfig, startWebhookDispatcher } from '@gleaner/webhook-dispatcher';
 import { normalizeUrl } from '@gleaner/site-crawl';
 import { CrawlApi, type CrawlPage } from './support/crawl-api.js';
 import { BLOG_POSTS, DOC_PAGES, DOC_SECTIONS, ORPHANS, PRIVATE_PAGES, SLOW_PAGES, startCrawlSite, type CrawlSite } from './support/crawl-site.js';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness } from './support/gateway.js';
 import { deleteKeysWithPrefix, replyBufferShrunk, testPrefix, watchReplyBufferShrinking } from './support/redis.js';
+import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
 
 /**
  * Crawls (issue 40) end to end on the local site of tests/support/crawl-site.ts: the gateway and
@@ -17,8 +20,10 @@ import { deleteKeysWithPrefix, replyBufferShrunk, testPrefix, watchReplyBufferSh
 const prefix = testPrefix('crawl');
 let h: GatewayHarness;
 let worker: RunningService;
+let dispatcher: RunningService;
 let site: CrawlSite;
 let api: CrawlApi;
+let accountId: string;
 
 /** Pages the crawl read (`completed`), by their normalised URL. */
 const normalized = (pages: CrawlPage[], status = 'completed') => pages.filter((p) => p.status === status).map((p) => normalizeUrl(p.url)!);
@@ -27,16 +32,19 @@ const pathOf = (url: string) => new URL(url).pathname;
 beforeAll(async () => {
   watchReplyBufferShrinking();
   site = await startCrawlSite({ slowMs: 600 });
-  const env = serviceEnv(prefix, { CRAWL_SLICE_MS: '4000', SCRAPER_EXTRACT_THREADS: '2' });
+  const env = serviceEnv(prefix, { CRAWL_SLICE_MS: '4000', SCRAPER_EXTRACT_THREADS: '2', CRAWL_ACCOUNT_MAX_RUNNING: '3', WEBHOOK_BACKOFF_BASE_MS: '200', CRAWL_WEBHOOK_BATCH_PAGES: '4', MAP_DEADLINE_MS: '5000' });
   h = await GatewayHarness.start(prefix, env);
   worker = await startScraperWorker(loadScraperWorkerConfig(env), createLogger('crawl-test', 'error'));
+  dispatcher = await startWebhookDispatcher(loadWebhookDispatcherConfig(env), createLogger('crawl-test', 'error'));
   const account = await h.account('crawler');
+  accountId = account.accountId;
   await h.stores.accounts.setRateLimit(account.accountId, 100_000);
   api = new CrawlApi(h.url, account.apiKey);
 });
 
 afterAll(async () => {
   await worker?.stop();
+  await dispatcher?.stop();
   await h?.stop();
   await site?.close();
   await deleteKeysWithPrefix(prefix);
@@ -180,5 +188,139 @@ describe('limits and filters', () => {
     expect(read.size).toBe(1 + ORPHANS + DOC_SECTIONS + BLOG_POSTS);
     expect(read.has('/docs/s0/p0')).toBe(true);
     expect(read.has('/docs/s0/p1')).toBe(false);
+  });
+});
+
+describe('cancel, webhooks and politeness', () => {
+  it('stops a crawl promptly when cancelled, keeping what it read', async () => {
+    const id = await api.start('crawl', { url: `${site.url}/`, include_paths: ['^/slow/'], sitemap: 'skip', max_concurrency: 1, render_js: false });
+    await waitFor(() => api.status('crawl', id), (a) => a.counts.completed >= 2, 20_000);
+    const started = Date.now();
+    const cancel = await api.call('DELETE', `/web-scrapper/crawl/${id}`);
+    expect(cancel.status).toBe(200);
+    expect(cancel.body.status).toBe('cancelled');
+    expect(cancel.body.reason).toBe('cancelled by the caller');
+    expect(Date.now() - started).toBeLessThan(3_000);
+    const requestsAtCancel = site.requests.filter((r) => r.path.startsWith('/slow/')).length;
+    const { final, pages } = await api.finish('crawl', id);
+    expect(final.status).toBe('cancelled');
+    expect(pages.filter((p) => p.status === 'completed').length).toBeGreaterThanOrEqual(2);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(site.requests.filter((r) => r.path.startsWith('/slow/')).length).toBe(requestsAtCancel);
+    // Ended crawls stay as they are.
+    expect((await api.call('DELETE', `/web-scrapper/crawl/${id}`)).body.status).toBe('cancelled');
+  });
+
+  it('notifies every listed page in signed crawl.page runs, then crawl.completed', async () => {
+    const receiver = await startWebhookReceiver([500, 200]);
+    try {
+      const id = await api.start('crawl', { url: `${site.url}/blog/`, limit: 10, sitemap: 'skip', webhook: receiver.url, render_js: false });
+      const { final, pages } = await api.finish('crawl', id);
+      // Notices are independent deliveries: a retried run may arrive after the end notice.
+      const notifiedPages = (ok: typeof receiver.deliveries) => ok.map((d) => JSON.parse(d.rawBody)).reduce((n, b) => n + (b.pages?.length ?? 0), 0);
+      const deliveries = await waitFor(
+        () => receiver.deliveries.filter((d) => d.answeredWith === 200),
+        (ok) => ok.some((d) => JSON.parse(d.rawBody).type === 'crawl.completed') && notifiedPages(ok) >= pages.length,
+        20_000,
+      );
+      const secret = (await h.stores.accounts.webhookSecret(accountId))!;
+      for (const d of receiver.deliveries) expect(verifyWebhookSignature(secret, d.rawBody, d.headers['x-webhook-signature'] as string)).toBe(true);
+      const bodies = deliveries.map((d) => JSON.parse(d.rawBody));
+      const runs = bodies.filter((b) => b.type === 'crawl.page');
+      const notified = runs.flatMap((b) => b.pages.map((p: CrawlPage) => p.url)).sort();
+      expect(notified).toEqual(pages.map((p) => p.url).sort());
+      for (const run of runs) expect(run.pages.length).toBeLessThanOrEqual(4);
+      const ended = bodies.find((b) => b.type === 'crawl.completed');
+      expect(ended).toMatchObject({ request_id: id, status: 'completed', counts: { completed: final.counts.completed } });
+      // The first attempt answered 500 and was retried under the same delivery id.
+      expect(new Set(receiver.deliveries.map((d) => d.headers['x-webhook-delivery'])).size).toBe(receiver.deliveries.length - 1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("keeps robots.txt's Crawl-delay between requests, whatever max_concurrency says", async () => {
+    const polite = await startCrawlSite({ crawlDelaySeconds: 0.3 });
+    try {
+      const id = await api.start('crawl', { url: `${polite.url}/docs/`, limit: 6, max_concurrency: 6, sitemap: 'skip', render_js: false });
+      const { final } = await api.finish('crawl', id);
+      expect(final.counts.completed).toBe(6);
+      const starts = polite.requests.filter((r) => r.path !== '/robots.txt').map((r) => r.at);
+      const gaps = starts.slice(1).map((t, i) => t - starts[i]);
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(280);
+    } finally {
+      await polite.close();
+    }
+  });
+});
+
+describe('map and batch', () => {
+  it('maps a site from its sitemaps and links, with titles, without scraping it', async () => {
+    const before = site.requests.length;
+    const answer = await api.call('POST', '/web-scrapper/map', { url: `${site.url}/` });
+    expect(answer.status).toBe(200);
+    const links: Array<{ url: string; title?: string }> = answer.body.links;
+    const paths = new Set(links.map((l) => pathOf(l.url)));
+    expect(paths.has('/orphan/0')).toBe(true); // from the gzip-less sitemap behind the index
+    expect(paths.has('/blog/post-7')).toBe(true); // from the gzip sitemap
+    expect(paths.has('/docs/s4/')).toBe(true); // from a link page
+    expect(links.find((l) => pathOf(l.url) === '/')?.title).toBe('Home');
+    expect(new Set(links.map((l) => normalizeUrl(l.url))).size).toBe(links.length);
+    expect(links.some((l) => !l.url.startsWith(site.url))).toBe(false);
+    // Bounded: the start page and at most MAP_MAX_PAGES link pages were read.
+    const pagesRead = site.requests.slice(before).filter((r) => !/robots|sitemap/.test(r.path) && (r.status < 300 || r.status >= 400));
+    expect(pagesRead.length).toBeLessThanOrEqual(26);
+    const filtered = await api.call('POST', '/web-scrapper/map', { url: `${site.url}/`, include_paths: ['^/orphan/'], limit: 5 });
+    expect(filtered.body.links.map((l: { url: string }) => pathOf(l.url))).toEqual(['/', '/orphan/0', '/orphan/1', '/orphan/2', '/orphan/3']);
+  });
+
+  it('scrapes a batch of URLs with the same options, reporting each failure without failing the batch', async () => {
+    const urls = [`${site.url}/docs/s0/p0`, `${site.url}/docs/s0/p0#again`, `${site.url}/docs/s0/p1`, `${site.url}/broken`, `${site.url}/private/p1`, 'http://127.0.0.1:1/nothing-listens', `${site.url}/files/report.pdf`];
+    const id = await api.start('batch', { urls, output_type: 'markdown', render_js: false });
+    const { final, pages } = await api.finish('batch', id);
+    expect(final.status).toBe('completed');
+    expect(final.reason).toBe('every URL was read');
+    const byPath = Object.fromEntries(pages.map((p) => [`${new URL(p.url).port}${pathOf(p.url)}`, p]));
+    const port = new URL(site.url).port;
+    expect(pages).toHaveLength(6); // the same page twice is read once
+    expect(byPath[`${port}/docs/s0/p0`].content?.markdown).toContain('# Section 0 page 0');
+    expect(byPath[`${port}/private/p1`].status).toBe('completed'); // a batch is not a crawl: the caller named the page
+    expect(byPath[`${port}/broken`].error).toBe('E008: target answered HTTP 404');
+    expect(byPath['1/nothing-listens'].status).toBe('failed');
+    expect(byPath[`${port}/files/report.pdf`]).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/unsupported content type application\/pdf/) });
+  });
+});
+
+describe('bad requests', () => {
+  it("answers each in the scraper family's format", async () => {
+    const cases: Array<[string, unknown, number, RegExp]> = [
+      ['/web-scrapper/crawl', { url: 5 }, 400, /^E001: 'url' must be a string/],
+      ['/web-scrapper/crawl', { url: 'ftp://x' }, 400, /^E003: /],
+      ['/web-scrapper/crawl', { url: site.url, limit: 0 }, 400, /^E009: limit must be a whole number from 1 to 10000/],
+      ['/web-scrapper/crawl', { url: site.url, include_paths: ['(a+)+$'] }, 400, /^E009: include_paths\[0\] must not repeat a group/],
+      ['/web-scrapper/crawl', { url: site.url, exclude_paths: ['(unclosed'] }, 400, /^E009: exclude_paths\[0\] is not a valid regular expression/],
+      ['/web-scrapper/crawl', { url: site.url, sitemap: 'sometimes' }, 400, /^E009: sitemap must be/],
+      ['/web-scrapper/crawl', { url: site.url, use_llm: true }, 400, /^E009: prompt is required/],
+      ['/web-scrapper/batch', { urls: [] }, 400, /^E009: urls must hold 1 to 1000 URLs/],
+      ['/web-scrapper/batch', { urls: ['https://ok.example/', 'not a url'] }, 400, /^E003: urls\[1\]: url must be an absolute http or https URL/],
+      ['/web-scrapper/map', { url: site.url, limit: 'many' }, 400, /^E001: 'limit' must be a number/],
+    ];
+    for (const [path, body, status, error] of cases) {
+      const answer = await api.call('POST', path, body);
+      expect([path, answer.status, answer.body.error]).toEqual([path, status, expect.stringMatching(error)]);
+    }
+    const unknown = await api.call('GET', `/web-scrapper/crawl/${newRequestId()}`);
+    expect([unknown.status, unknown.body.error]).toEqual([404, 'E002: Request ID not found']);
+    const badCursor = await api.call('GET', `/web-scrapper/crawl/0190a0a0-0000-7000-8000-000000000000?cursor=-1`);
+    expect(badCursor.status).toBe(400);
+  });
+
+  it("refuses a crawl over the account's cap of running crawls (E010), until one ends", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await api.start('crawl', { url: `${site.url}/`, include_paths: ['^/slow/'], sitemap: 'skip', max_concurrency: 1, render_js: false }));
+    const refused = await api.call('POST', '/web-scrapper/crawl', { url: `${site.url}/` });
+    expect([refused.status, refused.body.error]).toEqual([429, expect.stringMatching(/^E010: this account already runs 3 crawls and batches/)]);
+    for (const id of ids) await api.call('DELETE', `/web-scrapper/crawl/${id}`);
+    expect((await api.call('POST', '/web-scrapper/crawl', { url: `${site.url}/docs/s0/p0`, limit: 1, sitemap: 'skip' })).status).toBe(202);
   });
 });
