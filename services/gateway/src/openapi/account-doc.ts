@@ -5,7 +5,7 @@ import type { Operation, Parameter, Response, Schema } from './openapi-types.js'
 const families: Schema = { type: 'array', minItems: 1, items: { type: 'string', enum: [...SUBSCRIPTION_FAMILIES] } };
 const scopes: Schema = { type: 'array', minItems: 1, items: { type: 'string', enum: [...SCOPES] } };
 const unixTime = (description: string): Schema => ({ type: 'integer', description: `${description} (Unix time, seconds).` });
-const familyName: Schema = { type: 'string', enum: [...SUBSCRIPTION_FAMILIES] };
+const familyName: Schema = { type: 'string', enum: [...REQUEST_FAMILIES] };
 const usageCounts = {
   credits_used: { type: 'integer', minimum: 0, description: 'Credits spent (the v1 scraper charges one per submit).' },
   requests: {
@@ -36,7 +36,7 @@ const summaryRequired = ['request_id', 'family', 'status', 'url', 'created_at', 
 const summaryProperties = {
   request_id: { type: 'string' },
   family: familyName,
-  status: { type: 'string', enum: ['received', 'processing', 'completed', 'failed'] },
+  status: { type: 'string', enum: ['received', 'processing', 'completed', 'failed', 'cancelled'] },
   url: { type: 'string', description: 'The page or document.' },
   created_at: unixTime('Acceptance'),
   completed_at: unixTime('Outcome recorded'),
