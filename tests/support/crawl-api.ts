@@ -21,7 +21,7 @@ export interface CrawlPage {
 export class CrawlApi {
   constructor(
     readonly baseUrl: string,
-    private readonly apiKey: string,
+    readonly apiKey: string,
   ) {}
 
   async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {

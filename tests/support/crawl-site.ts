@@ -31,6 +31,8 @@ export interface CrawlSiteOptions {
   bulkUrls?: number;
   /** Leave out the robots.txt `Sitemap:` lines (the crawler then tries /sitemap.xml). */
   noSitemapLines?: boolean;
+  /** Every page answers after this long (a crawl that lasts long enough to be interrupted). */
+  pageDelayMs?: number;
 }
 
 export interface CrawlSite {
@@ -173,7 +175,8 @@ export async function startCrawlSite(options: CrawlSiteOptions = {}): Promise<Cr
     const entry = { path: raw, at: Date.now(), userAgent: String(req.headers['user-agent'] ?? ''), status: 0 };
     requests.push(entry);
     res.once('finish', () => (entry.status = res.statusCode));
-    route(path, query, req, res);
+    if (options.pageDelayMs && path !== '/robots.txt') setTimeout(() => route(path, query, req, res), options.pageDelayMs);
+    else route(path, query, req, res);
   });
   server.on('connection', (s) => {
     sockets.add(s);

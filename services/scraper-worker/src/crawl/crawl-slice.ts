@@ -14,6 +14,13 @@ import { SiteHosts } from './site-hosts.js';
 
 /** How often the loop looks again when nothing woke it (a cancel, a page to claim). */
 const TICK_MS = 250;
+/**
+ * When a slice's time is up, its pages still being fetched get this long to finish; the rest are
+ * stopped and put back at the front of the frontier, where the next slice takes them first.
+ */
+const DRAIN_MS = 3_000;
+/** A slice lasts at least a page's timeout and this margin, so a page taken at its start always has its whole timeout. */
+const SLICE_MARGIN_MS = 5_000;
 /** A slice that finds another holding its crawl's lease waits (that one is ending, or its worker died). */
 const WAIT_FOR_LEASE = { firstMs: 1_000, maxMs: 8_000 };
 /** The most sitemap files, and the longest, a crawl's seeding reads. */
@@ -50,6 +57,9 @@ class CrawlSlice {
   private readonly log;
   /** Aborts every fetch of the slice: the crawl was cancelled, or the slice lost its lease. */
   private readonly stop = new AbortController();
+  /** Aborts the fetches still running once the slice's time is up and its drain is over. */
+  private readonly drain = new AbortController();
+  private readonly fetchSignal = AbortSignal.any([this.stop.signal, this.drain.signal]);
   private stopped: 'cancelled' | 'lease-lost' | null = null;
   private bytesCapReached = false;
   private readonly ttlSeconds: number;
@@ -170,7 +180,8 @@ class CrawlSlice {
   /** Claims and crawls pages until the crawl is over or the slice's time is up. */
   private async crawlPages(): Promise<LoopEnd> {
     const { deps, id, options } = this;
-    const sliceEnds = Date.now() + deps.config.CRAWL_SLICE_MS;
+    const pageTimeoutMs = options.page.timeoutMs ?? deps.config.SCRAPER_FETCH_TIMEOUT_MS;
+    const sliceEnds = Date.now() + Math.max(deps.config.CRAWL_SLICE_MS, pageTimeoutMs + SLICE_MARGIN_MS);
     const crawlEnds = this.record.createdAt * 1000 + deps.config.CRAWL_MAX_DURATION_MS;
     const active = new Set<Promise<void>>();
     let end: LoopEnd | null = null;
@@ -214,6 +225,12 @@ class CrawlSlice {
       tick.cancel();
     }
     if (end === 'cancelled' || end === 'lease-lost') this.stop.abort(new Error(end));
+    if (end === 'slice-over' && active.size > 0) {
+      const drained = sleep(DRAIN_MS);
+      await Promise.race([Promise.allSettled([...active]), drained.done]);
+      drained.cancel();
+      this.drain.abort(new Error('the slice is over'));
+    }
     await Promise.allSettled([...active]);
     return end;
   }
@@ -250,7 +267,7 @@ class CrawlSlice {
     const host = hostOf(page.url);
     let release: () => void;
     try {
-      release = await this.hosts.throttle.acquire(host, this.stop.signal);
+      release = await this.hosts.throttle.acquire(host, this.fetchSignal);
     } catch {
       await this.settle(page, { kind: 'returned' });
       return;
@@ -290,7 +307,7 @@ class CrawlSlice {
         accountId: payload.accountId,
         url: page.url,
         options: options.page,
-        fetch: { userAgent: this.fetchOptions.userAgent, beforeRedirect, signal: this.stop.signal },
+        fetch: { userAgent: this.fetchOptions.userAgent, beforeRedirect, signal: this.fetchSignal },
       });
     } catch (err) {
       failure = err;
@@ -305,7 +322,7 @@ class CrawlSlice {
     });
     const depth = payload.family === 'crawl' ? page.depth : undefined;
     if (read) return this.pageRead(page, read, depth);
-    if (this.stopped || fetchError?.kind === 'aborted') return void (await this.settle(page, { kind: 'returned' }));
+    if (this.stopped || this.drain.signal.aborted || fetchError?.kind === 'aborted') return void (await this.settle(page, { kind: 'returned' }));
     if (fetchError?.kind === 'redirect_refused' && refusedAs !== 'loop') {
       return void (await this.settle(page, { kind: 'skipped', reason: refusedAs ?? 'duplicate', entry: JSON.stringify(skippedEntry(page.url, fetchError.message)) }));
     }
