@@ -39,7 +39,7 @@ const sleep = (ms: number) => {
   return { done, cancel: () => clearTimeout(timer) };
 };
 
-const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
+const sizeText = (bytes: number) => (bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${Math.round(bytes / 1024)} KB`);
 
 /**
  * One slice of a crawl or batch (crawlQueue): takes the crawl's lease, puts back pages a dead slice
@@ -245,7 +245,7 @@ class CrawlSlice {
       case 'limit':
         return { status: 'completed', reason: `the limit of ${options.limit} pages was reached` };
       case 'bytes':
-        return { status: 'completed', reason: `the results reached the cap of ${mb(counters?.maxBytes ?? 0)} stored for a crawl; it stopped there` };
+        return { status: 'completed', reason: `the results reached the cap of ${sizeText(counters?.maxBytes ?? 0)} stored for a crawl; it stopped there` };
       case 'time':
         return { status: 'completed', reason: `the crawl reached its time limit of ${Math.round(deps.config.CRAWL_MAX_DURATION_MS / 60_000)} minutes` };
       case 'drained': {
