@@ -10,6 +10,10 @@ import { serviceEnv } from './support/env.js';
 import { GatewayHarness } from './support/gateway.js';
 import { deleteKeysWithPrefix, replyBufferShrunk, testPrefix, watchReplyBufferShrinking } from './support/redis.js';
 import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
+import { gleanerCli } from './support/cli.js';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 /**
  * Crawls (issue 40) end to end on the local site of tests/support/crawl-site.ts: the gateway and
@@ -288,6 +292,25 @@ describe('map and batch', () => {
     expect(byPath[`${port}/broken`].error).toBe('E008: target answered HTTP 404');
     expect(byPath['1/nothing-listens'].status).toBe('failed');
     expect(byPath[`${port}/files/report.pdf`]).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/unsupported content type application\/pdf/) });
+  });
+});
+
+describe('the command line', () => {
+  it('gleaner crawl <url> writes each page read as a markdown file, progress on stderr', async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), 'gleaner-crawl-'));
+    try {
+      const { stdout, stderr } = await gleanerCli(['crawl', `${site.url}/docs/s2/`, '--out', out, '--limit', '5', '--sitemap', 'skip', '--include', '^/docs/s2', '--render', 'false'], { GLEANER_URL: h.url, GLEANER_API_KEY: api.apiKey });
+      expect(stderr).toMatch(/^crawl [0-9a-f-]{36} started; pages go to /);
+      // Skipped: the links out of /docs/s2 (the nav bar, other sections), counted not listed.
+      expect(stdout.trim()).toMatch(new RegExp(`^${out}: 5 pages written \\(0 failed, \\d+ skipped\\); crawl completed: the limit of 5 pages was reached$`));
+      const hostDir = path.join(out, new URL(site.url).host.replace(':', '_'));
+      const files = readdirSync(hostDir, { recursive: true }).map(String).filter((f) => f.endsWith('.md'));
+      expect(files).toHaveLength(5);
+      expect(files).toContain(path.join('docs', 's2', 'index.md'));
+      expect(readFileSync(path.join(hostDir, 'docs', 's2', 'index.md'), 'utf8')).toContain('# Section 2');
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
 

@@ -372,7 +372,7 @@ export interface WebhookSubscription {
 
 export interface AccountUsage {
   credits_used: number;
-  requests: { scrape: number; 'scrape-v1': number; parse: number };
+  requests: { scrape: number; 'scrape-v1': number; parse: number; crawl: number; batch: number; map: number };
   llm_tokens: { input: number; output: number };
   rate_limit_per_minute: number;
 }
