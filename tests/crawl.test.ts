@@ -11,6 +11,7 @@ import { GatewayHarness } from './support/gateway.js';
 import { deleteKeysWithPrefix, replyBufferShrunk, testPrefix, watchReplyBufferShrinking } from './support/redis.js';
 import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
 import { gleanerCli } from './support/cli.js';
+import { startService, type ServiceProcess } from './support/processes.js';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +26,8 @@ const prefix = testPrefix('crawl');
 let h: GatewayHarness;
 let worker: RunningService;
 let dispatcher: RunningService;
+/** Renders the client-rendered page (started at once, waited for by the test that needs it). */
+let browserWorker: ServiceProcess;
 let site: CrawlSite;
 let api: CrawlApi;
 let accountId: string;
@@ -37,6 +40,7 @@ beforeAll(async () => {
   watchReplyBufferShrinking();
   site = await startCrawlSite({ slowMs: 600 });
   const env = serviceEnv(prefix, { CRAWL_SLICE_MS: '4000', SCRAPER_EXTRACT_THREADS: '2', CRAWL_ACCOUNT_MAX_RUNNING: '3', WEBHOOK_BACKOFF_BASE_MS: '200', CRAWL_WEBHOOK_BATCH_PAGES: '4', MAP_DEADLINE_MS: '5000' });
+  browserWorker = startService('browser-worker', { ...env, BROWSER_CONCURRENCY: '1' });
   h = await GatewayHarness.start(prefix, env);
   worker = await startScraperWorker(loadScraperWorkerConfig(env), createLogger('crawl-test', 'error'));
   dispatcher = await startWebhookDispatcher(loadWebhookDispatcherConfig(env), createLogger('crawl-test', 'error'));
@@ -49,6 +53,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.stop();
   await dispatcher?.stop();
+  await browserWorker?.kill();
   await h?.stop();
   await site?.close();
   await deleteKeysWithPrefix(prefix);
@@ -293,6 +298,17 @@ describe('map and batch', () => {
     expect(byPath['1/nothing-listens'].status).toBe('failed');
     expect(byPath[`${port}/files/report.pdf`]).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/unsupported content type application\/pdf/) });
   });
+});
+
+describe('pages that need rendering', () => {
+  it('are rendered in the browser-worker when they look client-rendered (render_js auto)', async () => {
+    await browserWorker.waitFor(/ready/, 60_000);
+    const { final, pages } = await api.finish('crawl', await api.start('crawl', { url: `${site.url}/app`, limit: 1, sitemap: 'skip' }), 60_000);
+    expect(final.status).toBe('completed');
+    const app = pages.find((p) => pathOf(p.url) === '/app')!;
+    expect(app.content?.meta.rendered).toBe(true);
+    expect(app.content?.text).toContain('Only a browser sees this text.');
+  }, 90_000);
 });
 
 describe('the command line', () => {
