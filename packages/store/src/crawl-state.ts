@@ -218,6 +218,8 @@ local function list(item)
     return
   end
   index = redis.call('RPUSH', KEYS[3], item) - 1
+  -- The results list's first entry: it lives as long as the crawl's state.
+  if index == 0 then redis.call('PEXPIRE', KEYS[3], math.max(1, redis.call('PTTL', KEYS[1]))) end
   redis.call('HINCRBY', KEYS[1], 'stored_bytes', #item)
 end
 if kind == 'completed' or kind == 'failed' then
