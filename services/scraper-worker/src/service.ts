@@ -49,7 +49,8 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
   const renders = new QueueProducer(renderQueue, connection);
   const deps: ScrapeProcessorDeps = { config, logger, jobs, extractPool, cache: stores.cache, llmKeys: stores.llmKeys, usage: stores.usage, renders, renderedPages: stores.renderedPages };
   const slices = new QueueProducer(crawlQueue, connection);
-  const crawlDeps: CrawlDeps = { ...deps, records: stores.records, crawls: stores.crawls, slices, redis };
+  // A deploy or scale-down ends running slices within their drain, not their 30 s.
+  const crawlDeps: CrawlDeps = { ...deps, records: stores.records, crawls: stores.crawls, slices, redis, stopping: () => !registry.isRunning() };
 
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(scrapeQueue, createScrapeProcessor(deps), {

@@ -11,4 +11,6 @@ export interface CrawlDeps extends ScrapeProcessorDeps {
   slices: QueueProducer<CrawlJob, unknown>;
   /** The service's own connection (a slice waiting for its crawl's lease is deferred on it). */
   redis: ReturnType<typeof createRedis>;
+  /** True once the service is shutting down: running slices end early and hand over to the next. */
+  stopping: () => boolean;
 }

@@ -190,7 +190,7 @@ class CrawlSlice {
       if (this.stopped) end = this.stopped;
       else if (this.bytesCapReached) end = 'bytes';
       else if (Date.now() >= crawlEnds) end = 'time';
-      else if (Date.now() >= sliceEnds) end = 'slice-over';
+      else if (Date.now() >= sliceEnds || deps.stopping()) end = 'slice-over';
       if (end) break;
       const free = options.maxConcurrency - active.size;
       if (free > 0) {
