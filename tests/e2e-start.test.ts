@@ -123,7 +123,7 @@ it('serves /healthz, /readyz and /metrics for all services of the process on HEA
   const samples = parsePrometheusText(await metrics.text());
   // Every worker's queue (no render queue: no browser-worker without Chromium), and what the
   // gateway and the workers measured for the scrape above.
-  expect(new Set(samplesOf(samples, 'gleaner_queue_jobs').map((s) => s.labels.queue))).toEqual(new Set(['scrape', 'scrape-v1', 'parse', 'webhook', 'bot']));
+  expect(new Set(samplesOf(samples, 'gleaner_queue_jobs').map((s) => s.labels.queue))).toEqual(new Set(['scrape', 'scrape-v1', 'parse', 'webhook', 'bot', 'crawl', 'map']));
   expect(sumOf(samples, 'gleaner_http_request_duration_seconds_count', { method: 'POST', route: '/web-scrapper', status: '200' })).toBeGreaterThanOrEqual(1);
   expect(sumOf(samples, 'gleaner_job_duration_seconds_count', { queue: 'scrape', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
   expect(sumOf(samples, 'gleaner_job_duration_seconds_count', { queue: 'parse', outcome: 'completed' })).toBeGreaterThanOrEqual(1);

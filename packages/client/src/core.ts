@@ -10,7 +10,14 @@ import type {
   AccountInfo,
   AccountUsage,
   ApiErrorBody,
+  BatchRequest,
+  CrawlAccepted,
+  CrawlPage,
+  CrawlRequest,
+  CrawlStatus,
   LlmKeySummary,
+  MapRequest,
+  MapStatus,
   ParseCompleted,
   ParseFileOptions,
   ParseRequest,
@@ -110,6 +117,18 @@ export interface ParseProgress {
   elapsedMs: number;
 }
 
+/** What a crawl or batch has done so far, after each status read of `crawlAndWait`. */
+export interface CrawlProgress {
+  requestId: string;
+  counts: CrawlStatus['counts'];
+  elapsedMs: number;
+}
+
+export interface CrawlWaitOptions extends WaitOptions<CrawlProgress> {
+  /** Called with each result as it is read, in order (the status endpoint is read from a cursor). */
+  onPage?: (page: CrawlPage) => void | Promise<void>;
+}
+
 /** A completed parse as the status endpoint shows it. */
 export type ParseCompletedStatus = ParseStatus & { status: 'COMPLETED' };
 
@@ -169,6 +188,83 @@ export class GleanerCore {
     options.onAccepted?.(submitted.request_id);
     if (submitted.status === 'completed') return asCompletedStatus(submitted);
     return this.pollScrape(submitted.request_id, started, options, submitted);
+  }
+
+  /** POST /web-scrapper/crawl: a site's pages, in the background (202 at once). */
+  crawl(request: CrawlRequest): Promise<CrawlAccepted> {
+    return this.call('POST', '/web-scrapper/crawl', request);
+  }
+
+  /** POST /web-scrapper/batch: many URLs with the same options, in the background. */
+  batch(request: BatchRequest): Promise<CrawlAccepted> {
+    return this.call('POST', '/web-scrapper/batch', request);
+  }
+
+  /** GET /web-scrapper/{crawl|batch}/{id}: its state and results from `cursor` on. */
+  getCrawl(requestId: string, cursor?: string | null, kind: 'crawl' | 'batch' = 'crawl'): Promise<CrawlStatus> {
+    return this.call('GET', `/web-scrapper/${kind}/${encodeURIComponent(requestId)}${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
+  }
+
+  /** DELETE /web-scrapper/{crawl|batch}/{id}: stops it, keeping what it read; its state (no results). */
+  cancelCrawl(requestId: string, kind: 'crawl' | 'batch' = 'crawl'): Promise<CrawlStatus> {
+    return this.call('DELETE', `/web-scrapper/${kind}/${encodeURIComponent(requestId)}`);
+  }
+
+  /**
+   * Follows a crawl or batch to its end, reading its results as they are listed (each handed to
+   * `onPage`), and resolves with its final status (its last page of results in `pages`). A crawl
+   * that ends failed rejects with GleanerJobFailedError; cancelled resolves (its status says so).
+   */
+  async followCrawl(requestId: string, options: CrawlWaitOptions = {}, kind: 'crawl' | 'batch' = 'crawl'): Promise<CrawlStatus> {
+    const started = Date.now();
+    let cursor: string | null = '0';
+    return this.follow<CrawlStatus>(requestId, started, { ...options, pollMs: options.pollMs ?? 2_000 }, {}, async () => {
+      for (;;) {
+        const status: CrawlStatus = await this.getCrawl(requestId, cursor, kind);
+        for (const page of status.pages) await options.onPage?.(page);
+        cursor = status.next;
+        if (status.next === null) {
+          if (status.status === 'failed') throw new GleanerJobFailedError(requestId, status.error ?? 'the crawl failed', [], status);
+          return { done: status };
+        }
+        // More results are listed already: read on without waiting.
+        if (status.pages.length > 0 && status.status === 'processing') continue;
+        if (status.pages.length === 0 || status.status === 'processing') {
+          options.onProgress?.({ requestId, counts: status.counts, elapsedMs: Date.now() - started });
+          return { latest: status };
+        }
+      }
+    });
+  }
+
+  /** Starts a crawl and follows it (see followCrawl). */
+  async crawlAndWait(request: CrawlRequest, options: CrawlWaitOptions = {}): Promise<CrawlStatus> {
+    const accepted = await this.crawl(request);
+    return this.followCrawl(accepted.request_id, options);
+  }
+
+  /** POST /web-scrapper/map: the site's links when found within 20 s (status completed), else processing. */
+  map(request: MapRequest): Promise<MapStatus> {
+    return this.call('POST', '/web-scrapper/map', request);
+  }
+
+  getMap(requestId: string): Promise<MapStatus> {
+    return this.call('GET', `/web-scrapper/map/${encodeURIComponent(requestId)}`);
+  }
+
+  /** Maps a site and waits for its links. */
+  async mapAndWait(request: MapRequest, options: WaitOptions<{ requestId: string; elapsedMs: number }> = {}): Promise<MapStatus> {
+    const started = Date.now();
+    const submitted = await this.map(request);
+    if (submitted.status === 'completed') return submitted;
+    if (submitted.status === 'failed') throw new GleanerJobFailedError(submitted.request_id, submitted.error ?? 'the map failed', [], submitted);
+    return this.follow<MapStatus>(submitted.request_id, started, options, submitted, async () => {
+      const status = await this.getMap(submitted.request_id);
+      if (status.status === 'completed') return { done: status };
+      if (status.status === 'failed') throw new GleanerJobFailedError(submitted.request_id, status.error ?? 'the map failed', [], status);
+      options.onProgress?.({ requestId: submitted.request_id, elapsedMs: Date.now() - started });
+      return { latest: status };
+    });
   }
 
   /** POST /v1/llm-web-scrapper/ (deprecated v1): the matched elements or, after 20 s, a 202 (status "processing"). */

@@ -136,6 +136,106 @@ export interface ScrapeFailedStatus extends ScrapeHead {
 
 export type ScrapeStatus = ScrapeProcessingStatus | ScrapeCompletedStatus | ScrapeFailedStatus;
 
+// ── Whole sites: crawl, batch, map `/web-scrapper/crawl|batch|map` ─────────────────────────────
+
+/** The per-page options of a scrape, applied to every page of a crawl or batch. */
+export type PageOptions = Pick<ScrapeRequest, 'output_type' | 'use_llm' | 'prompt' | 'llm_key_id' | 'schema' | 'tags' | 'render_js' | 'wait_for' | 'wait_for_selector' | 'timeout'>;
+
+/** Which URLs a crawl or map follows. */
+export interface SiteScope {
+  /** Regular expressions tested on each URL's path: only matching paths are followed. */
+  include_paths?: string[];
+  exclude_paths?: string[];
+  allow_subdomains?: boolean;
+  allow_external?: boolean;
+  /** include (default): sitemaps add URLs; skip: links only; only: sitemap URLs only. */
+  sitemap?: 'include' | 'skip' | 'only';
+  ignore_query?: boolean;
+}
+
+export interface CrawlRequest extends PageOptions, SiteScope {
+  url: string;
+  /** Pages read at most (default 100); never exceeded. */
+  limit?: number;
+  /** Link hops from the start URL (sitemap URLs are 0). */
+  max_depth?: number;
+  /** Requests to one host at once (default 5). */
+  max_concurrency?: number;
+  /** Sent crawl.page runs and crawl.completed / crawl.cancelled / crawl.failed. */
+  webhook?: string | null;
+}
+
+export interface BatchRequest extends PageOptions {
+  urls: string[];
+  max_concurrency?: number;
+  webhook?: string | null;
+}
+
+export interface CrawlAccepted {
+  request_id: string;
+  status: 'processing';
+  url?: string;
+  urls?: number;
+}
+
+export type CrawlStatusName = 'processing' | 'completed' | 'cancelled' | 'failed';
+
+export interface CrawlCounts {
+  discovered: number;
+  queued: number;
+  processing: number;
+  completed: number;
+  failed: number;
+  skipped: number;
+  /** robots, other_host, excluded_path, not_included_path, depth, file, duplicate, not_html, url_cap, redirect_out_of_scope. */
+  skipped_by: Record<string, number>;
+}
+
+/** One listed result: a page as a single scrape gives it, or why it is not one. */
+export type CrawlPage =
+  | { url: string; status: 'completed'; depth?: number; content: ScrapeContent; llm_output?: Record<string, unknown>; llm_input_truncated?: true }
+  | { url: string; status: 'failed'; depth?: number; error: string }
+  | { url: string; status: 'skipped'; reason: string };
+
+export interface CrawlStatus {
+  request_id: string;
+  status: CrawlStatusName;
+  url?: string;
+  created_at: number;
+  completed_at?: number;
+  tags?: string[];
+  /** Once ended: why. */
+  reason?: string;
+  /** Failed: "CODE: message". */
+  error?: string;
+  counts: CrawlCounts;
+  /** Results from the cursor on. */
+  pages: CrawlPage[];
+  /** Cursor of the next read; null once ended and these are the last results. */
+  next: string | null;
+}
+
+export interface MapRequest extends SiteScope {
+  url: string;
+  /** Links answered at most (default 5000). */
+  limit?: number;
+  tags?: string[];
+}
+
+export interface MapLink {
+  url: string;
+  title?: string;
+}
+
+export interface MapStatus {
+  request_id: string;
+  status: CrawlStatusName;
+  url: string;
+  tags?: string[];
+  links?: MapLink[];
+  error?: string;
+}
+
 // ── Deprecated v1 scraper `/v1/llm-web-scrapper` ───────────────────────────────────────────────
 
 /** A v1 submit. Basic mode (`use_llm` false): the elements `selector` matches (CSS, or XPath when it starts with `/`, `./` or `(`). */
@@ -283,7 +383,7 @@ export interface WebhookSubscription {
 
 export interface AccountUsage {
   credits_used: number;
-  requests: { scrape: number; 'scrape-v1': number; parse: number };
+  requests: { scrape: number; 'scrape-v1': number; parse: number; crawl: number; batch: number; map: number };
   llm_tokens: { input: number; output: number };
   rate_limit_per_minute: number;
 }

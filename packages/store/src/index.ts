@@ -18,3 +18,4 @@ export * from './stores.js';
 export * from './webhook-subscriptions.js';
 export * from './window-budget.js';
 export * from './labels.js';
+export * from './crawl-state.js';

@@ -6,8 +6,11 @@ import { Keyspace } from './keyspace.js';
 import type { RenderedRecords } from './rendered-records.js';
 import { unixNow } from './time.js';
 
-export type Family = 'scrape' | 'scrape-v1' | 'parse';
-export type RecordStatus = 'received' | 'processing' | 'completed' | 'failed';
+export type Family = 'scrape' | 'scrape-v1' | 'parse' | 'crawl' | 'batch' | 'map';
+/** Every family, in the order usage lists them. */
+export const REQUEST_FAMILIES: readonly Family[] = ['scrape', 'scrape-v1', 'parse', 'crawl', 'batch', 'map'];
+/** `cancelled`: crawls and batches only (DELETE /web-scrapper/crawl/{id}). */
+export type RecordStatus = 'received' | 'processing' | 'completed' | 'failed' | 'cancelled';
 
 export interface RecordError {
   /** The family's code, e.g. "E008", "400-001", or an HTTP status for v1 ("404"). */
@@ -77,6 +80,10 @@ export const RECORD_LIFETIME_SECONDS: Record<Family, { fromCreation: number; aft
   scrape: { fromCreation: 7 * 24 * 3600, afterCompletion: 15 * 3600 },
   'scrape-v1': { fromCreation: 24 * 3600 },
   parse: { fromCreation: 7 * 24 * 3600 },
+  // A crawl runs for hours at most (CRAWL_MAX_DURATION_MS); its pages are kept a day after it ends.
+  crawl: { fromCreation: 7 * 24 * 3600, afterCompletion: 24 * 3600 },
+  batch: { fromCreation: 7 * 24 * 3600, afterCompletion: 24 * 3600 },
+  map: { fromCreation: 24 * 3600, afterCompletion: 24 * 3600 },
 };
 
 function endedNow(): { completedAt: number; completedAtMs: number } {
@@ -91,7 +98,7 @@ export function recordDurationMs(record: Pick<RequestRecord, 'id' | 'createdAt' 
 }
 
 export function hasEnded(status: RecordStatus): boolean {
-  return status === 'completed' || status === 'failed';
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 
 /** A worker reporting on its job says it is at work, even before its `processing` mark is sent. */
@@ -322,6 +329,11 @@ export class RequestRecordStore {
    */
   complete(family: Family, id: string, result: object, extra: Pick<Partial<RequestRecord>, 'usage' | 'progress'> = {}, options: UpdateOptions = {}) {
     return this.update(family, id, (r) => (hasEnded(r.status) ? r : { ...r, ...extra, status: 'completed', result: result as Record<string, unknown>, error: undefined, ...endedNow() }), options);
+  }
+
+  /** Records a cancellation (crawls and batches) unless an outcome is already recorded (see complete). */
+  cancel(family: Family, id: string, result: object) {
+    return this.update(family, id, (r) => (hasEnded(r.status) ? r : { ...r, status: 'cancelled', result: result as Record<string, unknown>, ...endedNow() }));
   }
 
   /** Announces an ended record whose write was not announced (`announce: false`): see RecordEndings. */

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { AccountRequests } from './account-requests.js';
 import { AccountStore, DEFAULT_ACCOUNT_LIMITS, type AccountLimits } from './accounts.js';
+import { CrawlState } from './crawl-state.js';
 import { ApiKeyGate } from './api-key-gate.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { LlmKeyStore } from './llm-keys.js';
@@ -25,6 +26,8 @@ export interface Stores {
   /** The account's recent requests, newest first (the console's Requests and Webhooks pages). */
   accountRequests: AccountRequests;
   renderedPages: RenderedPageStore;
+  /** Crawls' and batches' frontiers, counters and results. */
+  crawls: CrawlState;
 }
 
 /** `limits`: what one account may hold (the gateway and the operator commands pass their configuration). */
@@ -42,5 +45,6 @@ export function createStores(redis: Redis, prefix: string, masterSecret: string,
     subscriptions: new WebhookSubscriptionStore(redis, prefix),
     accountRequests: new AccountRequests(redis, prefix),
     renderedPages: new RenderedPageStore(redis, prefix),
+    crawls: new CrawlState(redis, prefix),
   };
 }

@@ -20,6 +20,21 @@ export interface GatewayConfig extends CommonConfig, DocumentStoreConfig, Accoun
   MCP_SESSIONS_PER_KEY: number;
   /** /mcp: sessions all the keys of one account may hold together; one more closes the account's least recently used. */
   MCP_SESSIONS_PER_ACCOUNT: number;
+  /** Largest `limit` of a crawl (pages); its default is CRAWL_DEFAULT_LIMIT. */
+  CRAWL_MAX_LIMIT: number;
+  CRAWL_DEFAULT_LIMIT: number;
+  /** Distinct URLs a crawl keeps (its frontier and seen URLs): past it, it stops discovering. */
+  CRAWL_MAX_URLS: number;
+  /** Bytes of results a crawl or batch stores: reaching it ends the crawl. */
+  CRAWL_MAX_STORED_BYTES: number;
+  /** Largest `max_concurrency` (requests to one host at once); its default is 5. */
+  CRAWL_MAX_CONCURRENCY: number;
+  /** Crawls and batches one account may have running at once (one more is refused, E010). */
+  CRAWL_ACCOUNT_MAX_RUNNING: number;
+  /** URLs one batch may carry. */
+  BATCH_MAX_URLS: number;
+  /** Largest `limit` of a map (links). */
+  MAP_MAX_LINKS: number;
 }
 
 export const gatewayEnvSchema = Joi.object({
@@ -36,6 +51,14 @@ export const gatewayEnvSchema = Joi.object({
   MCP_SESSION_IDLE_MS: Joi.number().integer().min(1_000).default(30 * 60_000),
   MCP_SESSIONS_PER_KEY: Joi.number().integer().min(1).max(1_000).default(10),
   MCP_SESSIONS_PER_ACCOUNT: Joi.number().integer().min(1).max(10_000).default(50),
+  CRAWL_MAX_LIMIT: Joi.number().integer().min(1).max(1_000_000).default(10_000),
+  CRAWL_DEFAULT_LIMIT: Joi.number().integer().min(1).default(100),
+  CRAWL_MAX_URLS: Joi.number().integer().min(10).default(100_000),
+  CRAWL_MAX_STORED_BYTES: Joi.number().integer().min(1_024).default(100 * 1024 * 1024),
+  CRAWL_MAX_CONCURRENCY: Joi.number().integer().min(1).max(100).default(20),
+  CRAWL_ACCOUNT_MAX_RUNNING: Joi.number().integer().min(1).default(5),
+  BATCH_MAX_URLS: Joi.number().integer().min(1).max(100_000).default(1_000),
+  MAP_MAX_LINKS: Joi.number().integer().min(1).default(30_000),
 });
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { DocumentStore } from '@gleaner/object-store';
 import type { Logger } from '@gleaner/platform';
-import type { BotJob, BotJobResult, ParseJob, QueueProducer, ScrapeJob, ScrapeV1Job } from '@gleaner/queues';
+import type { BotJob, BotJobResult, CrawlJob, MapJob, ParseJob, QueueProducer, ScrapeJob, ScrapeV1Job } from '@gleaner/queues';
 import type { RecordEndings, Stores } from '@gleaner/store';
 import type { GatewayConfig } from './config.js';
 
@@ -20,5 +20,7 @@ export interface GatewayDeps {
     scrapeV1: QueueProducer<ScrapeV1Job, unknown>;
     parse: QueueProducer<ParseJob, unknown>;
     bot: QueueProducer<BotJob, BotJobResult>;
+    crawl: QueueProducer<CrawlJob, unknown>;
+    map: QueueProducer<MapJob, unknown>;
   };
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store';
 import { createLogger, createRedis, onMetricsScrape, QUEUE_DEPTH_STATES, queueDepth, shutdownInOrder, type Logger } from '@gleaner/platform';
-import { QueueProducer, botQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
+import { QueueProducer, botQueue, crawlQueue, mapQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
 import { accountLimitsOf, createStores, RecordEndings } from '@gleaner/store';
 import { createGatewayApp } from './app.js';
 import { answerRequestsExpressNeverSees } from './client-errors.js';
@@ -29,6 +29,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     scrapeV1: new QueueProducer(scrapeV1Queue, connection, redis),
     parse: new QueueProducer(parseQueue, connection, redis),
     bot: new QueueProducer(botQueue, connection, redis),
+    crawl: new QueueProducer(crawlQueue, connection, redis),
+    map: new QueueProducer(mapQueue, connection, redis),
   };
   const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET, accountLimitsOf(config));
   // Its own connection, reconnecting by itself: a subscribed client can send nothing else.

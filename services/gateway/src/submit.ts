@@ -14,6 +14,8 @@ export interface SubmitInput<P extends object> {
   credits?: number;
   /** With an Idempotency-Key, the record is created only if the key names no live request. */
   idempotency?: IdempotentSubmit;
+  /** The job's id when it is not the request id (a crawl's first slice). */
+  jobId?: string;
 }
 
 export interface SubmitOutcome {
@@ -70,7 +72,7 @@ export async function submitAndWait<P extends object>(
   } else {
     created = records.create(newRecord);
   }
-  const added = s.producer.add(s.payload, s.requestId);
+  const added = s.producer.add(s.payload, s.jobId ?? s.requestId);
   const [record, queued] = await Promise.allSettled([created, added]);
   if (record.status === 'rejected') {
     waiting?.cancel();

@@ -9,6 +9,7 @@ const CODES: Record<string, { status: number; message: string }> = {
   E006: { status: 503, message: 'Storage service error' },
   E008: { status: 500, message: 'Content processing failed' },
   E009: { status: 400, message: 'Validation error' },
+  E010: { status: 429, message: 'Too many crawls and batches running for this account' },
   E429: { status: 429, message: 'Rate limit exceeded' },
 };
 

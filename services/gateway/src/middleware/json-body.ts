@@ -7,13 +7,22 @@ export const BODY_LIMIT = '100kb';
 
 const parseJson = express.json({ limit: BODY_LIMIT, strict: true, type: () => true });
 
+/** A batch's body carries up to BATCH_MAX_URLS URLs of up to 4 KB each: it alone may be larger. */
+export const BATCH_BODY_LIMIT = '4mb';
+const parseLargeJson = express.json({ limit: BATCH_BODY_LIMIT, strict: true, type: () => true });
+
 /**
  * Parses every POST body as JSON whatever its declared type (clients often omit the header), so
  * "not JSON" is one clear 400 and an oversize body one clear 413, before any work is done.
  */
-export const jsonObjectBody: RequestHandler = (req, res, next) => {
+export const jsonObjectBody: RequestHandler = (req, res, next) => objectBody(parseJson, req, res, next);
+
+/** `jsonObjectBody` with the batch's larger limit. */
+export const largeJsonObjectBody: RequestHandler = (req, res, next) => objectBody(parseLargeJson, req, res, next);
+
+function objectBody(parse: RequestHandler, ...[req, res, next]: Parameters<RequestHandler>): void {
   if (req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH') return next();
-  parseJson(req, res, (err?: unknown) => {
+  parse(req, res, (err?: unknown) => {
     if (err) return next(err);
     const body: unknown = req.body;
     if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -21,7 +30,7 @@ export const jsonObjectBody: RequestHandler = (req, res, next) => {
     }
     next();
   });
-};
+}
 
 /**
  * For actions that take no parameters (`POST /account/webhook-secret/rotate`): a request without

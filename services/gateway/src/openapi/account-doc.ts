@@ -1,17 +1,17 @@
-import { LABEL_MAX_CHARS, LLM_PROVIDERS, LLM_SECRET_MAX_CHARS, SCOPES, SUBSCRIPTION_FAMILIES, USAGE_DAYS_KEPT } from '@gleaner/store';
+import { LABEL_MAX_CHARS, LLM_PROVIDERS, LLM_SECRET_MAX_CHARS, REQUEST_FAMILIES, SCOPES, SUBSCRIPTION_FAMILIES, USAGE_DAYS_KEPT } from '@gleaner/store';
 import { apiKeySecurity, emptyResponse, errorResponses, EXAMPLE_REQUEST_ID, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { Operation, Parameter, Response, Schema } from './openapi-types.js';
 
 const families: Schema = { type: 'array', minItems: 1, items: { type: 'string', enum: [...SUBSCRIPTION_FAMILIES] } };
 const scopes: Schema = { type: 'array', minItems: 1, items: { type: 'string', enum: [...SCOPES] } };
 const unixTime = (description: string): Schema => ({ type: 'integer', description: `${description} (Unix time, seconds).` });
-const familyName: Schema = { type: 'string', enum: [...SUBSCRIPTION_FAMILIES] };
+const familyName: Schema = { type: 'string', enum: [...REQUEST_FAMILIES] };
 const usageCounts = {
   credits_used: { type: 'integer', minimum: 0, description: 'Credits spent (the v1 scraper charges one per submit).' },
   requests: {
     type: 'object',
-    required: [...SUBSCRIPTION_FAMILIES],
-    properties: Object.fromEntries(SUBSCRIPTION_FAMILIES.map((f) => [f, { type: 'integer', minimum: 0 } satisfies Schema])),
+    required: [...REQUEST_FAMILIES],
+    properties: Object.fromEntries(REQUEST_FAMILIES.map((f) => [f, { type: 'integer', minimum: 0 } satisfies Schema])),
   },
   llm_tokens: { type: 'object', required: ['input', 'output'], properties: { input: { type: 'integer', minimum: 0 }, output: { type: 'integer', minimum: 0 } } },
 } satisfies Record<string, Schema>;
@@ -36,7 +36,7 @@ const summaryRequired = ['request_id', 'family', 'status', 'url', 'created_at', 
 const summaryProperties = {
   request_id: { type: 'string' },
   family: familyName,
-  status: { type: 'string', enum: ['received', 'processing', 'completed', 'failed'] },
+  status: { type: 'string', enum: ['received', 'processing', 'completed', 'failed', 'cancelled'] },
   url: { type: 'string', description: 'The page or document.' },
   created_at: unixTime('Acceptance'),
   completed_at: unixTime('Outcome recorded'),

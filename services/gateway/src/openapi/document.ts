@@ -5,10 +5,11 @@ import { documentsDoc } from './documents-doc.js';
 import type { OpenApiDocument } from './openapi-types.js';
 import { operationsDoc } from './operations-doc.js';
 import { v1ScraperDoc } from './v1-scraper-doc.js';
+import { siteJobsDoc } from './site-jobs-doc.js';
 import { webScraperDoc } from './web-scraper-doc.js';
 
 /** Order of the sections is the order of the reference page. */
-const sections: DocSection[] = [webScraperDoc, v1ScraperDoc, documentsDoc, botWebhookDoc, accountDoc, operationsDoc];
+const sections: DocSection[] = [webScraperDoc, siteJobsDoc, v1ScraperDoc, documentsDoc, botWebhookDoc, accountDoc, operationsDoc];
 
 const description = `Turns web pages and documents into clean text, and feeds chat bots.
 
@@ -27,7 +28,7 @@ export const openApiDocument: OpenApiDocument = {
   },
   servers: [{ url: '/', description: 'This gateway' }],
   tags: [
-    { name: 'Web scraper', description: 'URL in; text or markdown, metadata, links and images out; optional language-model extraction; 15-day cache.' },
+    { name: 'Web scraper', description: 'URL in; text or markdown, metadata, links and images out; optional language-model extraction; 15-day cache. Whole sites: crawl, batch and map.' },
     { name: 'Deprecated v1 scraper', description: 'CSS or XPath selector in; matched HTML and text, or language-model JSON, out.' },
     { name: 'Document parser', description: 'PDF, Word, Excel, PowerPoint, OpenDocument, EPUB, HTML, images (OCR) and text files to plain text or markdown.' },
     { name: 'Bot webhook', description: 'Find or create a chat-bot user by phone, set custom fields, send a flow.' },

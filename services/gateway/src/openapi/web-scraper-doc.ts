@@ -157,7 +157,7 @@ const schemas: Record<string, Schema> = {
   },
   ScraperError: {
     type: 'object',
-    description: 'Error body of the current scraper and of /account: "CODE: message" (E001 400, E002 404, E003 400, E004 401/403, E006 503, E008 500, E009 400, E429 429).',
+    description: 'Error body of the current scraper and of /account: "CODE: message" (E001 400, E002 404, E003 400, E004 401/403, E006 503, E008 500, E009 400, E010 429, E429 429).',
     required: ['error'],
     properties: {
       error: { type: 'string', pattern: '^E\\d{3}: ', examples: ['E003: url must be an absolute http or https URL'] },
