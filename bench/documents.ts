@@ -7,7 +7,8 @@
  *               extractImage end to end
  *   memory      peak RSS of a fresh process set up as parser-worker is by default (PARSER_CONCURRENCY
  *               and PARSER_OCR_WORKERS = cores), parsing the whole corpus (every type, OCR included)
- *               with that many jobs at once
+ *               and the structure corpus (../shared/corpus/docs-structure: tables, headings) in
+ *               markdown with that many jobs at once
  * Each target is printed with PASS or FAIL. A reference tool that is not installed is skipped,
  * and the run says so (apt-get install poppler-utils tesseract-ocr tesseract-ocr-eng).
  * Run: node --import tsx bench/documents.ts
@@ -25,6 +26,8 @@ import type { ParseTask, ParseTaskResult } from '../services/parser-worker/src/p
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const corpus = path.resolve(repoRoot, '../shared/corpus/docs');
 const manifest = JSON.parse(readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as { files: Array<{ path: string; type: string; pages?: number; expected?: string }> };
+const structureCorpus = path.resolve(repoRoot, '../shared/corpus/docs-structure');
+const structureFiles = (JSON.parse(readFileSync(path.join(structureCorpus, 'MANIFEST.json'), 'utf8')) as { files: Array<{ path: string }> }).files.map((f) => path.join(structureCorpus, f.path));
 const read = (relative: string) => readFileSync(path.join(corpus, relative));
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const pad = (value: string | number, width: number) => String(value).padStart(width);
@@ -89,10 +92,11 @@ async function rssChild(): Promise<void> {
     if (mb !== null && mb > sampled.mb) sampled = { mb, files: [...inFlight] };
   }, 100);
   const unexpected: string[] = [];
-  const queue = [...manifest.files];
+  // The structure corpus's files are parsed as they come (types this build does not read are refused at once).
+  const queue: Array<{ path: string; type: string; expected?: string; structure?: boolean }> = [...manifest.files, ...structureFiles.map((file) => ({ path: file, type: path.extname(file).slice(1), structure: true }))];
   const lane = async () => {
     for (let file = queue.shift(); file; file = queue.shift()) {
-      const bytes = read(file.path);
+      const bytes = file.structure ? readFileSync(file.path) : read(file.path);
       const task: ParseTask = { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), declaredType: file.type, output: 'markdown', ocrParallelism: ocrShare(ocr.parallelism, concurrency) };
       inFlight.add(file.path);
       // Files that must be refused (encrypted ones) are parsed too: refusing is part of the work.
@@ -101,7 +105,7 @@ async function rssChild(): Promise<void> {
         () => true,
       );
       inFlight.delete(file.path);
-      if (failed !== Boolean(file.expected)) unexpected.push(file.path);
+      if (!file.structure && failed !== Boolean(file.expected)) unexpected.push(file.path);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
@@ -109,7 +113,7 @@ async function rssChild(): Promise<void> {
   const peak = Math.max(peakSinceLastMb() ?? 0, peakRssMb());
   await pool.close();
   await ocr.close();
-  process.stdout.write(JSON.stringify({ files: manifest.files.length, concurrency, peakRssMb: peak, sampled, unexpected }));
+  process.stdout.write(JSON.stringify({ files: manifest.files.length + structureFiles.length, concurrency, peakRssMb: peak, sampled, unexpected }));
 }
 
 if (process.argv.includes('--rss-child')) {
@@ -118,7 +122,7 @@ if (process.argv.includes('--rss-child')) {
 }
 
 const cores = os.availableParallelism();
-console.log(`Document extraction benchmark (${cores} cores, Node ${process.version})\n`);
+console.log(`Document extraction benchmark (${cores} cores, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})\n`);
 
 // --- text PDFs -----------------------------------------------------------------------------
 const { extractPdf } = await import('../packages/document-extract/src/pdf/index.js');
@@ -144,9 +148,9 @@ if (installed('pdftotext')) {
     reference.push(pdfPages / seconds);
   }
   const ratio = median(ourPdf) / median(reference);
-  console.log(`  pdftotext              ${pad(median(reference).toFixed(0), 6)} pages/s   ours = ${ratio.toFixed(2)}x   target >= 0.3x: ${verdict(ratio >= 0.3)}`);
+  console.log(`  pdftotext              ${pad(median(reference).toFixed(0), 6)} pages/s   ours = ${ratio.toFixed(2)}x   target >= 0.5x (markdown, tables and headings found): ${verdict(ratio >= 0.5)}`);
 } else {
-  console.log('  pdftotext: not installed (apt-get install poppler-utils), skipped; target >= 0.3x: not measured');
+  console.log('  pdftotext: not installed (apt-get install poppler-utils), skipped; target >= 0.5x: not measured');
 }
 
 // --- OCR -----------------------------------------------------------------------------------
@@ -247,7 +251,7 @@ if (child.status === 0) {
   if (unexpected.length > 0) console.log(`Memory: these files did not parse (or were not refused) as the manifest expects: ${unexpected.join(', ')}`);
   if (sampled.files.length) console.log(`Memory: highest sample ${sampled.mb.toFixed(0)} MB while parsing ${sampled.files.join(', ')}`);
   const settings = Object.entries(imageEnv).map(([k, v]) => `${k}=${v}`).join(' ');
-  console.log(`Memory: peak RSS of parser-worker (defaults: ${concurrency} parse threads, ${concurrency} OCR workers; image env ${settings}) parsing all ${files} corpus files (markdown) ${rss.toFixed(0)} MB   target < 500 MB: ${verdict(rss < 500)}`);
+  console.log(`Memory: peak RSS of parser-worker (defaults: ${concurrency} parse threads, ${concurrency} OCR workers; image env ${settings}) parsing all ${files} files of both corpora (markdown) ${rss.toFixed(0)} MB   target <= 450 MB: ${verdict(rss <= 450)}`);
 } else {
   console.log(`\nMemory: the measuring process failed (${child.status}): ${child.stderr.slice(-500)}`);
 }

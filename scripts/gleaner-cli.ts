@@ -24,6 +24,7 @@ import {
   type UploadedDocument,
 } from '@gleaner/client';
 import { buildFailure, ownCodeModuleUrl } from '../packages/platform/src/own-code-module.mjs';
+import { CRAWL_USAGE, runCrawlCommand } from './cli/crawl-command.js';
 import { requiredFlag, UsageError } from './cli/usage-error.js';
 
 /** A module of ours, bundled on first use and kept while its sources are unchanged (as run.mjs does). */
@@ -75,7 +76,10 @@ user commands (gateway at GLEANER_URL, default ${DEFAULT_GATEWAY_URL}, key in GL
   scrape <url> [--markdown] [--llm <prompt>]   prints the text, the markdown, or the LLM output JSON
          [--render auto|true|false] [--wait-for <ms>] [--wait-for-selector <css>] [--timeout <ms>]
   parse <url-or-file> [--markdown]             a local file is uploaded to the server (at most 50 MB);
-                                               progress (pages done/total) goes to stderr`;
+                                               progress (pages done/total) goes to stderr
+  ${CRAWL_USAGE}
+                                               each page read is written as markdown under --out
+                                               (default ./crawl-<host>); progress on stderr`;
 
 async function runUserCommand(command: 'scrape' | 'parse', positional: string[], flags: Record<string, string>): Promise<void> {
   const [target, extra] = positional;
@@ -198,6 +202,10 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!group) throw new NoCommandError();
   if (group === 'scrape' || group === 'parse') return runUserCommand(group, positional.slice(1), flags);
+  if (group === 'crawl') {
+    // pnpm runs the script from the repository root; relative paths mean the caller's directory.
+    return print(await runCrawlCommand(gatewayClient(), positional.slice(1), flags, process.env.INIT_CWD ?? process.cwd(), renderFlags(flags)));
+  }
   // Before any connection: an unknown command is bad input, whether Redis answers or not.
   const command = `${group} ${action ?? ''}`.trim();
   if (!OPERATOR_COMMANDS.has(command)) throw new UsageError(`unknown command '${positional.join(' ')}' (run 'gleaner help' for the list)`);

@@ -9,7 +9,7 @@ import { loadScraperWorkerConfig, startScraperWorker } from '@gleaner/scraper-wo
 import { loadParserWorkerConfig, startParserWorker } from '@gleaner/parser-worker';
 import { loadWebhookDispatcherConfig, startWebhookDispatcher } from '@gleaner/webhook-dispatcher';
 import { loadBotConnectorConfig, startBotConnector } from '@gleaner/bot-connector';
-import { loadBrowserWorkerConfig, startBrowserWorker } from '@gleaner/browser-worker';
+import { CHROMIUM_INSTALL_HINT, loadBrowserWorkerConfig, missingChromium, startBrowserWorker } from '@gleaner/browser-worker';
 
 async function main(): Promise<void> {
   const gatewayConfig = loadGatewayConfig();
@@ -22,14 +22,24 @@ async function main(): Promise<void> {
   // metrics server for all of them instead (the metrics registry is already shared).
   const healthPort = scraperConfig.HEALTH_PORT;
   const withoutOwnHealth = <C extends { HEALTH_PORT: number }>(config: C): C => ({ ...config, HEALTH_PORT: 0 });
+  // Chromium is optional here (a fresh machine has none): everything but rendering works without
+  // it, and the scraper says why a page to render fails or keeps its static text.
+  const browserConfig = loadBrowserWorkerConfig();
+  const noChromium = missingChromium(browserConfig.CHROMIUM_PATH);
+  const noBrowserHere = noChromium ? `${noChromium}, so pnpm start runs no browser-worker (to render pages: ${CHROMIUM_INSTALL_HINT}, then start again)` : undefined;
+  if (noChromium) {
+    logger.warn(
+      `browser-worker off: ${noChromium}. Pages are read without running their JavaScript: render_js "auto" keeps the static page (meta.render_error says why), render_js true fails with E008. To turn it on: ${CHROMIUM_INSTALL_HINT}, then start again`,
+    );
+  }
   // Workers first: by the time the gateway accepts requests, every queue has a consumer.
   const workers = await Promise.all([
-    startScraperWorker(withoutOwnHealth(scraperConfig), createLogger('scraper-worker', gatewayConfig.LOG_LEVEL)),
+    startScraperWorker(withoutOwnHealth(scraperConfig), createLogger('scraper-worker', gatewayConfig.LOG_LEVEL), { noBrowserHere }),
     startParserWorker(withoutOwnHealth(loadParserWorkerConfig()), createLogger('parser-worker', gatewayConfig.LOG_LEVEL)),
     startWebhookDispatcher(withoutOwnHealth(loadWebhookDispatcherConfig()), createLogger('webhook-dispatcher', gatewayConfig.LOG_LEVEL)),
     startBotConnector(withoutOwnHealth(loadBotConnectorConfig()), createLogger('bot-connector', gatewayConfig.LOG_LEVEL)),
     // Chromium itself starts with the first page to render (and stops when idle).
-    startBrowserWorker(withoutOwnHealth(loadBrowserWorkerConfig()), createLogger('browser-worker', gatewayConfig.LOG_LEVEL)),
+    ...(noChromium ? [] : [startBrowserWorker(withoutOwnHealth(browserConfig), createLogger('browser-worker', gatewayConfig.LOG_LEVEL))]),
   ]);
   const gateway = await startGateway(gatewayConfig, createLogger('gateway', gatewayConfig.LOG_LEVEL));
   const services = [gateway, ...workers];

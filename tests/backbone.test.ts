@@ -59,11 +59,13 @@ describe.each(families)('$name: authentication and body limits', ({ path, body, 
     expect(wrong.headers['x-request-id']).toBeTruthy();
   });
 
-  it('403 when the key lacks the scope', async () => {
+  it('403 when the key lacks the scope, naming the scope in the details', async () => {
     const wrongScope = parser === 'parser' ? scrapeOnly : parseOnly;
     const res = await request(h.url).post(path).set('x-api-key', wrongScope.apiKey).send(body);
     expect(res.status).toBe(403);
     expectFamilyError(parser, res.body, 403, parser === 'parser' ? '403-001' : parser === 'scraper' ? 'E004' : undefined);
+    const [needed, held] = parser === 'parser' ? ['parse', 'scrape'] : ['scrape', 'parse'];
+    expect(res.body.details).toEqual([`this API needs a key with the '${needed}' scope; this key has '${held}'`]);
   });
 
   it('400 on a body that is not JSON', async () => {
@@ -87,7 +89,7 @@ it('403 on /account with a key without the account scope, in the scraper error f
   expect((await request(h.url).get('/account').set('x-api-key', 'glk_0000000000000000_nope')).status).toBe(401);
   const res = await request(h.url).get('/account/usage').set('x-api-key', scrapeOnly.apiKey);
   expect(res.status).toBe(403);
-  expect(res.body.error).toBe('E004: API key lacks permission for this API');
+  expect(res.body).toEqual({ error: 'E004: API key lacks permission for this API', details: ["this API needs a key with the 'account' scope; this key has 'scrape'"] });
 });
 
 it('429 with Retry-After and RateLimit-* headers once the per-account limit is spent', async () => {
@@ -158,6 +160,36 @@ describe('the 20-second window', () => {
     expect(after.status).toBe(200);
     expect(after.body.status).toBe('completed');
     expect(after.body.content.text).toContain('scripted text');
+  });
+
+  it('Prefer: respond-async answers 202 with the request id at once; Prefer: wait=N reads the status the moment the request ends', async () => {
+    for (const family of [
+      { submit: '/web-scrapper/', status: (id: string) => `/web-scrapper/${id}`, id: (body: Record<string, unknown>) => body.request_id as string, done: 'completed' },
+      { submit: '/documents/parse', status: (id: string) => `/documents/status/${id}`, id: (body: Record<string, unknown>) => body.requestId as string, done: 'COMPLETED' },
+    ]) {
+      const sent = Date.now();
+      const accepted = await request(h.url).post(family.submit).set('x-api-key', a.apiKey).set('prefer', 'respond-async').send({ url: target('sleep/800') });
+      expect([accepted.status, accepted.headers['preference-applied']]).toEqual([202, 'respond-async']);
+      expect(Date.now() - sent).toBeLessThan(700);
+      const id = family.id(accepted.body);
+      // Held until the request ends (about 800 ms after it was sent), not for the whole wait asked.
+      const read = await request(h.url).get(family.status(id)).set('x-api-key', a.apiKey).set('prefer', 'wait=10');
+      const tookMs = Date.now() - sent;
+      expect([read.status, read.body.status, read.headers['preference-applied']]).toEqual([200, family.done, 'wait=2']);
+      expect(tookMs).toBeGreaterThanOrEqual(700);
+      expect(tookMs).toBeLessThan(1_450);
+      // An ended request, and another account's id, are answered at once.
+      const again = Date.now();
+      expect((await request(h.url).get(family.status(id)).set('x-api-key', a.apiKey).set('prefer', 'wait=10')).status).toBe(200);
+      expect((await request(h.url).get(family.status(id)).set('x-api-key', b.apiKey).set('prefer', 'wait=10')).status).toBe(404);
+      expect(Date.now() - again).toBeLessThan(500);
+    }
+    // A running request read with a wait longer than it runs: answered at the end of the window (1.5 s here), still running.
+    const slow = await request(h.url).post('/web-scrapper/').set('x-api-key', a.apiKey).set('prefer', 'respond-async').send({ url: target('sleep/4000') });
+    const waited = Date.now();
+    const running = await request(h.url).get(`/web-scrapper/${slow.body.request_id}`).set('x-api-key', a.apiKey).set('prefer', 'wait=3');
+    expect(['received', 'processing']).toContain(running.body.status);
+    expect(Date.now() - waited).toBeGreaterThanOrEqual(1_400);
   });
 
   it('parser and v1 answer 202 in their own shapes', async () => {

@@ -6,16 +6,20 @@ import { createKeyWithCli } from './support/cli.js';
 import { serviceEnv } from './support/env.js';
 import { startPageServer } from './support/page-server.js';
 import { processGroupMembers, startProcess, type GroupMember, type ServiceProcess } from './support/processes.js';
+import { withoutChromium, withoutChromiumProblem } from './support/private-network.js';
 import { parsePrometheusText, samplesOf, sumOf } from './support/prometheus.js';
+import { RENDERING_FIXTURES, renderingFixtureRoutes } from './support/rendering-fixtures.js';
 import { freePort } from './support/redis-server.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { waitFor } from './support/webhook-receiver.js';
 import { reportFigures } from './support/figures.js';
 
 /**
- * The whole system through `pnpm start`, as the README's quick start runs it: in production mode
- * and without GLEANER_SECRET, so the processes share a secret generated into a file. HEALTH_PORT
- * is set (every worker service would bind it), and LOG_LEVEL is info so the shutdown is logged.
+ * The whole system through `pnpm start`, as the README's quick start runs it on a fresh machine:
+ * in production mode, without GLEANER_SECRET, so the processes share a secret generated into a
+ * file, and without Chromium (hidden in a mount namespace: the README asks for none), so the
+ * browser-worker stays off. HEALTH_PORT is set (every worker service would bind it), and
+ * LOG_LEVEL is info so the shutdown is logged. (.ci/fresh-clone starts it with Chromium there.)
  */
 const prefix = testPrefix('start');
 const secretFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'gleaner-start-')), 'secret');
@@ -29,9 +33,13 @@ let pages: Awaited<ReturnType<typeof startPageServer>>;
 let baseUrl: string;
 let healthUrl: string;
 let apiKey: string;
+/** What `pnpm start` wrote until it said it was listening. */
+let bootOutput: string;
 
 beforeAll(async () => {
+  expect(withoutChromiumProblem()).toBeNull();
   pages = await startPageServer({
+    ...renderingFixtureRoutes(),
     '/notes.txt': (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('Meeting notes:\nThe budget was approved.\fSecond page of notes.');
     },
@@ -40,9 +48,11 @@ beforeAll(async () => {
     },
   });
   const [port, healthPort] = [await freePort(), await freePort()];
-  system = startProcess('pnpm', ['start'], { ...env, PORT: String(port), HEALTH_PORT: String(healthPort) });
+  const { command, args } = withoutChromium('pnpm', ['start']);
+  system = startProcess(command, args, { ...env, PORT: String(port), HEALTH_PORT: String(healthPort) });
   const line = await system.waitFor(/listening on http:\/\/[\d.]+:\d+/, 90_000);
   expect(line).toContain(String(port));
+  bootOutput = system.output();
   // pnpm may run the script through a shell: the process wanted is node itself.
   const node = processGroupMembers(system.child.pid!).filter((p) => /^\S*\bnode packages\/platform\/src\/run\.mjs scripts\/start-all\.ts$/.test(p.command));
   expect(node).toHaveLength(1);
@@ -78,6 +88,31 @@ it('scrapes and parses through `pnpm start`', async () => {
   expect(p.data).toContain('\n\n=== Page Break ===\n\n');
 }, 60_000);
 
+it('starts without Chromium: one warning line says the browser-worker is off and how to turn it on', () => {
+  const warnings = bootOutput.split('\n').filter((line) => /chromium/i.test(line));
+  expect(warnings).toHaveLength(1);
+  const warning = JSON.parse(warnings[0]) as { level: string; message: string };
+  expect(warning.level).toBe('warn');
+  expect(warning.message).toMatch(/^browser-worker off: no Chromium at \/usr\/bin\/chromium \(CHROMIUM_PATH\)\. /);
+  expect(warning.message).toContain("To turn it on: install Debian's chromium package (apt-get install chromium) or point CHROMIUM_PATH at a Chromium binary, then start again");
+});
+
+it('without Chromium, render_js "auto" keeps the static page and says why; render_js true fails with E008 naming the missing browser', async () => {
+  const scrape = (body: object) => fetch(`${baseUrl}/web-scrapper/`, { method: 'POST', headers: { 'x-api-key': apiKey }, body: JSON.stringify(body) });
+  const { appShell } = RENDERING_FIXTURES;
+  const auto = await scrape({ url: `${pages.url}${appShell.path}` });
+  expect(auto.status).toBe(200);
+  const page = (await auto.json()) as { text_content: string; meta: { rendered: boolean; render_error?: string } };
+  expect(page.text_content).toContain(appShell.shell);
+  expect(page.text_content).not.toContain(appShell.expected.split('\n')[1]);
+  expect(page.meta.rendered).toBe(false);
+  expect(page.meta.render_error).toMatch(/^E008: rendering is not available: no Chromium at \/usr\/bin\/chromium \(CHROMIUM_PATH\), so pnpm start runs no browser-worker \(to render pages: install Debian's chromium package/);
+
+  const always = await scrape({ url: `${pages.url}${appShell.path}`, render_js: true });
+  expect(always.status).toBe(500);
+  expect(((await always.json()) as { error: string }).error).toBe(`E008: ${page.meta.render_error!.slice('E008: '.length)}`);
+}, 60_000);
+
 it('serves /healthz, /readyz and /metrics for all services of the process on HEALTH_PORT', async () => {
   const healthz = await fetch(`${healthUrl}/healthz`);
   expect([healthz.status, await healthz.json()]).toEqual([200, { status: 'ok' }]);
@@ -86,8 +121,9 @@ it('serves /healthz, /readyz and /metrics for all services of the process on HEA
   const metrics = await fetch(`${healthUrl}/metrics`);
   expect(metrics.status).toBe(200);
   const samples = parsePrometheusText(await metrics.text());
-  // Every worker's queue, and what the gateway and the workers measured for the scrape above.
-  expect(new Set(samplesOf(samples, 'gleaner_queue_jobs').map((s) => s.labels.queue))).toEqual(new Set(['scrape', 'scrape-v1', 'parse', 'webhook', 'bot', 'render']));
+  // Every worker's queue (no render queue: no browser-worker without Chromium), and what the
+  // gateway and the workers measured for the scrape above.
+  expect(new Set(samplesOf(samples, 'gleaner_queue_jobs').map((s) => s.labels.queue))).toEqual(new Set(['scrape', 'scrape-v1', 'parse', 'webhook', 'bot', 'crawl', 'map']));
   expect(sumOf(samples, 'gleaner_http_request_duration_seconds_count', { method: 'POST', route: '/web-scrapper', status: '200' })).toBeGreaterThanOrEqual(1);
   expect(sumOf(samples, 'gleaner_job_duration_seconds_count', { queue: 'scrape', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
   expect(sumOf(samples, 'gleaner_job_duration_seconds_count', { queue: 'parse', outcome: 'completed' })).toBeGreaterThanOrEqual(1);

@@ -5,6 +5,7 @@
  * second one; the same key with another body is refused (422) in the family's format; a gateway
  * killed while it waits out the window leaves a request the retry, on the other gateway, answers.
  */
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serviceEnv } from './support/env.js';
@@ -14,6 +15,7 @@ import { html, startPageServer } from './support/page-server.js';
 import { startService, type ServiceProcess } from './support/processes.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { createAccountWithKey, openTestStores, type CreatedAccount, type TestStores } from './support/test-stores.js';
+import { waitFor } from './support/webhook-receiver.js';
 
 const WINDOW_MS = 3_000;
 const prefix = testPrefix('idempotency');
@@ -169,6 +171,44 @@ describe('keys are per account and family; a key whose record is gone is free ag
     // And it is that new request the key names now.
     expect(idOf(await submit('/web-scrapper/', body, key))).toBe(idOf(again));
   });
+});
+
+describe('a key lives exactly as long as its request\'s record, per family (issue 37)', () => {
+  /** Seconds to live of the record of `answer`'s request and of the claim of `key`. */
+  async function lifetimes(family: string, key: string, answer: Answer, account = alice): Promise<{ record: number; claim: number }> {
+    const claimKey = `${prefix}:idem:${family}:${account.accountId}:${createHash('sha256').update(key).digest('hex')}`;
+    const [record, claim] = await Promise.all([test.redis.ttl(`${prefix}:rec:${family}:${idOf(answer)}`), test.redis.ttl(claimKey)]);
+    return { record, claim };
+  }
+  const HOUR = 3600;
+
+  it('scrape: 7 days while it runs, then both 15 h from its end; v1 24 h; parse 7 days', async () => {
+    const key = { running: uniqueKey('ttl-running'), scrape: uniqueKey('ttl-scrape'), v1: uniqueKey('ttl-v1'), parse: uniqueKey('ttl-parse') };
+    const running = await submit('/web-scrapper/', { url: `${site.url}/slow/${WINDOW_MS + 1500}/ttl` }, key.running);
+    expect(running.status).toBe(202);
+    const [scrape, v1, parse] = await Promise.all([
+      submit('/web-scrapper/', { url: `${site.url}/article` }, key.scrape),
+      submit('/v1/llm-web-scrapper', { url: `${site.url}/article`, use_llm: false }, key.v1),
+      submit('/documents/parse', { url: `${site.url}/note.txt`, type: 'txt' }, key.parse),
+    ]);
+    expect([scrape.status, v1.status, parse.status]).toEqual([200, 200, 200]);
+    const expected: Array<[string, string, Answer, number]> = [
+      ['scrape', key.running, running, 7 * 24 * HOUR],
+      ['scrape', key.scrape, scrape, 15 * HOUR],
+      ['scrape-v1', key.v1, v1, 24 * HOUR],
+      ['parse', key.parse, parse, 7 * 24 * HOUR],
+    ];
+    for (const [family, k, answer, seconds] of expected) {
+      const { record, claim } = await lifetimes(family, k, answer);
+      // Named values on failure: the record's and the claim's seconds.
+      expect([family, seconds - record <= 30 ? 'as the family says' : record, Math.abs(record - claim) <= 2 ? 'as the record' : claim]).toEqual([family, 'as the family says', 'as the record']);
+    }
+    // The running scrape ends: its record and its key now both live 15 h from then (the key lived 7 days).
+    const ended = await waitFor(() => test.stores.records.get('scrape', idOf(running)), (r) => r?.status === 'completed', 20_000);
+    expect(ended?.status).toBe('completed');
+    const after = await lifetimes('scrape', key.running, running);
+    expect([15 * HOUR - after.record <= 30 ? '15 h' : after.record, Math.abs(after.record - after.claim) <= 2 ? 'as the record' : after.claim]).toEqual(['15 h', 'as the record']);
+  }, 60_000);
 });
 
 describe('refusals in each family format', () => {

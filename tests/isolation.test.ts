@@ -191,7 +191,7 @@ describe('requests of one account are invisible to another', () => {
     expect((await as(alice, prodGateway).post('/v1/llm-web-scrapper', { url: page('/other'), use_llm: false })).status).toBe(200);
     expect((await as(alice).post('/documents/parse', { url: page('/doc.txt'), type: 'txt' })).status).toBe(200);
     const aliceAfter = (await as(alice).get('/account/usage')).json as typeof aliceBefore;
-    expect(aliceAfter.requests).toEqual({ scrape: aliceBefore.requests.scrape + 1, 'scrape-v1': aliceBefore.requests['scrape-v1'] + 1, parse: aliceBefore.requests.parse + 1 });
+    expect(aliceAfter.requests).toEqual({ scrape: aliceBefore.requests.scrape + 1, 'scrape-v1': aliceBefore.requests['scrape-v1'] + 1, parse: aliceBefore.requests.parse + 1, crawl: 0, batch: 0, map: 0 });
     expect(aliceAfter.credits_used).toBe(aliceBefore.credits_used + 1);
     expect((await as(bob, prodGateway).get('/account/usage')).json).toEqual(bobBefore);
   }, 60_000);

@@ -362,7 +362,7 @@ describe('LLM keys endpoints (/account/llm-keys, scope account)', () => {
 
   it('a key without the account scope gets 403 E004 and changes nothing', async () => {
     const scrapeOnly = await newAccount('scrape-only', ['scrape']);
-    const forbidden = { status: 403, body: { error: 'E004: API key lacks permission for this API' } };
+    const forbidden = { status: 403, body: { error: 'E004: API key lacks permission for this API', details: ["this API needs a key with the 'account' scope; this key has 'scrape'"] } };
     const list = await get(scrapeOnly, '/account/llm-keys');
     const add = await post(scrapeOnly, '/account/llm-keys', { provider: 'anthropic', key: `sk-ant-${MARKER}-scope-test` });
     const remove = await del(scrapeOnly, `/account/llm-keys/${ownerKeys.anthropic}`);

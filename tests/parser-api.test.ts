@@ -17,6 +17,8 @@ import { reportFigures } from './support/figures.js';
 
 /** The document parser end to end: gateway, parse queue, parser-worker threads, files from a local server. */
 const DOCS = path.resolve(REPO_ROOT, '../shared/corpus/docs');
+/** The structure corpus (office formats with Docling's markdown), served under /structure/. */
+const STRUCTURE = path.resolve(REPO_ROOT, '../shared/corpus/docs-structure');
 const prefix = testPrefix('parser');
 let h: GatewayHarness;
 let worker: RunningService;
@@ -44,6 +46,8 @@ const hostile = new Map<string, Buffer>([
   // 50 MB of text operators in ~160 KB: before its cap, 500-001 "Maximum call stack size exceeded" after 42 s.
   ['operator-bomb.pdf', flateBombPdf('', 'BT /F1 11 Tf 72 700 Td (x) Tj ET\n'.repeat(32_768), 50)],
   ['damaged.docx', tracked.subarray(0, tracked.length - 200)],
+  // A workbook whose sheet is 20 MB of zeros in ~20 KB.
+  ['zip-bomb.xlsx', rawZip([CONTENT_TYPES, { name: 'xl/workbook.xml', data: Buffer.from('<workbook/>') }, { name: 'xl/worksheets/sheet1.xml', data: Buffer.alloc(20 * 1024 * 1024) }])],
 ]);
 /** 60 MB with no Content-Length (chunked): only counting the bytes as they arrive finds it too large. */
 const HUGE = 60 * 1024 * 1024;
@@ -59,6 +63,11 @@ beforeAll(async () => {
     const bad = hostile.get(rel.replace(/^hostile\//, ''));
     if (rel.startsWith('hostile/') && bad) return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bad);
     if (rel === 'binary.txt') return res.writeHead(200).end(binaryNoise());
+    if (rel.startsWith('structure/')) {
+      const structureFile = path.join(STRUCTURE, rel.slice('structure/'.length));
+      if (!structureFile.startsWith(STRUCTURE) || !fs.existsSync(structureFile)) return res.writeHead(404).end();
+      return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(fs.readFileSync(structureFile));
+    }
     // Declares 60 MB and sends nothing: refused from the header alone.
     if (rel === 'huge.bin') return res.writeHead(200, { 'content-length': String(HUGE) }).end();
     if (rel === 'huge-chunked.bin') return hugeChunked.handler(req, res);
@@ -118,6 +127,34 @@ describe('documents through the API', () => {
     const pdf = await parse({ url: `${files.url}/pdf/pdf20-utf8-test.pdf` });
     expect(pdf.body).not.toHaveProperty('encoding');
   });
+});
+
+describe('office formats through the API', () => {
+  it.each([
+    ['xlsx/xlsx_01.xlsx', 'xlsx', 4, /^## Sheet1\n\n\| first \| second \| third \|\n\| --- \| --- \| --- \|\n\| 1 \| 5 \| 9 \|/],
+    ['pptx/powerpoint_sample.pptx', 'pptx', 3, /^# Test Table Slide\n/],
+    ['odt/text_document_03.odt', 'odt', 1, /^\| -+ \|/m],
+    ['ods/odf_table_with_title_01.ods', 'ods', 1, /\| Year +\| Freshwater Ducks \|/],
+    ['odp/odf_presentation_01.odp', 'odp', 3, /^# Second slide title$/m],
+    ['epub/epub_purvis_poetry.epub', 'epub', 5, /^## Imprint$/m],
+    ['html/table_01.html', 'html', 1, /^\| -+ \|/m],
+  ])('%s, declared as pdf, answers 200 COMPLETED as %s in markdown, a sheet, a slide, a chapter a page', async (file, type, pages, expected) => {
+    const res = await parse({ url: `${files.url}/structure/${file}`, type: 'pdf', output: 'markdown' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'COMPLETED', type, pages });
+    expect(res.body.data).toMatch(expected);
+  }, 60_000);
+
+  it('takes csv and md as declared types for text', async () => {
+    const csv = await parse({ url: `${files.url}/txt/chardet-utf-8-greek.txt`, type: 'csv', output: 'markdown' });
+    expect(csv.body).toMatchObject({ status: 'COMPLETED', type: 'csv', encoding: 'utf-8' });
+    expect(csv.body.data).toMatch(/^\| .* \|\n\| --- /);
+    const md = await parse({ url: `${files.url}/txt/rfc2965.txt`, type: 'md', output: 'markdown' });
+    expect(md.body).toMatchObject({ status: 'COMPLETED', type: 'md' });
+    // As written: none of the headings the .txt markdown rules make of this RFC ('markdown output' above).
+    expect(md.body.data).not.toMatch(/^#{2,3} /m);
+    expect(md.body.data).toContain('HTTP State Management Mechanism');
+  }, 60_000);
 });
 
 describe('long documents', () => {
@@ -213,6 +250,7 @@ describe('hostile and invalid input', () => {
 
   it.each([
     ['zip-bomb.docx', 'docx', /compression ratio above 100:1/],
+    ['zip-bomb.xlsx', 'xlsx', /compression ratio above 100:1/],
     ['huge-body.docx', 'docx', /exceeds a processing limit: the body \(word\/document\.xml\) expands to more than 24 MB/],
     ['pixel-bomb.png', 'png', /30000x30000 pixels/],
     ['truncated.pdf', 'pdf', /truncated/],

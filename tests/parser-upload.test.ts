@@ -163,7 +163,7 @@ describe.each([
       expect(body.details.join(' ')).toMatch(detail);
     };
     await expectError(await upload(setup, blobOf(pdf), { output: 'html' }), 400, '400-005: Invalid output format', /'output' must be/);
-    await expectError(await upload(setup, blobOf(pdf), { type: 'xls' }), 400, '400-001: Invalid file type', /'type' must be one of/);
+    await expectError(await upload(setup, blobOf(pdf), { type: 'ppt' }), 400, '400-001: Invalid file type', /'type' must be one of/);
     await expectError(await upload(setup, blobOf(pdf), { webhook: 'ftp://example.com/hook' }), 400, '400-003: Invalid webhook URL', /webhook/);
     await expectError(await upload(setup, blobOf(pdf), { url: 'https://example.com/a.pdf' }), 400, '400-004: Missing required field', /not both/);
     await expectError(await upload(setup, null, { type: 'pdf' }), 400, '400-004: Missing required field', /'file' is required/);
@@ -194,6 +194,36 @@ describe('the gateway', () => {
     expect({ status: res.status, error: body.error }).toEqual({ status: 400, error: '400-004: Missing required field' });
     expect(body.details[0]).toMatch(/malformed multipart\/form-data/);
   });
+
+  it("keeps a UTF-8 file name as sent ('résumé.pdf'), from filename and from filename*, and refuses one with control characters", async () => {
+    const sent = await upload(local, blobOf(pdf), {}, 'résumé.pdf');
+    const requestId = String(((await sent.json()) as Record<string, unknown>).requestId);
+    expect((await local.h.stores.records.get('parse', requestId))?.input).toMatchObject({ upload: { name: 'résumé.pdf' } });
+    const view = await fetch(`${local.h.url}/account/requests/${requestId}`, { headers: { 'x-api-key': local.account.apiKey } });
+    expect(((await view.json()) as { input: unknown }).input).toMatchObject({ upload: { name: 'résumé.pdf' } });
+
+    const multipart = (disposition: string) => {
+      const boundary = 'name-test-boundary';
+      const body = Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; ${disposition}\r\n\r\n`, 'utf8'), pdf, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+      return rawHttp(Number(new URL(local.h.url).port), {
+        method: 'POST',
+        path: '/documents/parse',
+        headers: [['x-api-key', local.account.apiKey], ['Content-Type', `multipart/form-data; boundary=${boundary}`]],
+        body,
+      });
+    };
+    const extended = await multipart(`filename="resume.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%E2%80%93%20CV.pdf`);
+    expect((await local.h.stores.records.get('parse', String((extended.json as Record<string, unknown>).requestId)))?.input).toMatchObject({ upload: { name: 'résumé – CV.pdf' } });
+
+    // Raw control bytes in a part header are malformed to busboy; percent-encoded in filename* they arrive.
+    for (const name of ['red%1B%5B31m.pdf', 'next%C2%85line.pdf', 'nul%00.pdf']) {
+      const refused = await multipart(`filename*=UTF-8''${name}`);
+      expect([refused.status, refused.json]).toEqual([
+        400,
+        { error: '400-004: Missing required field', details: ["the file's name must be at most 255 characters, without control characters (U+0000-U+001F, U+007F-U+009F) or unpaired surrogates"] },
+      ]);
+    }
+  }, 30_000);
 
   it('checks the key before reading an upload', async () => {
     const res = await upload({ ...local, account: { ...local.account, apiKey: 'gk_wrong' } }, blobOf(pdf));

@@ -8,10 +8,11 @@ import { createAccountWithKey, openTestStores, type CreatedAccount, type TestSto
 
 /**
  * The rate limit is shared by every gateway replica (API-DECISIONS): two gateway processes on one
- * Redis prefix, one key limited to 20 per minute, 60 concurrent requests alternating between
- * them across the families. Exactly 20 pass; the other 40 answer 429 in their family's format
+ * Redis prefix, one account limited to 20 per minute (all its keys together), 60 concurrent
+ * requests alternating between them across the families. Exactly 20 pass; the other 40 answer 429 in their family's format
  * with Retry-After and RateLimit-* headers. The bot webhook's per-token limit is checked the same way.
  * The window slides (issue 24): a burst just before a minute boundary still counts just after it.
+ * MCP protocol messages count in a log of their own (issue 36), shared the same way.
  */
 const prefix = testPrefix('ratelimit');
 const SECRET = 'ratelimit-secret-0123456789abcdef';
@@ -72,8 +73,9 @@ async function fire(gatewayIndex: number, shot: Shot): Promise<Hit> {
   return { shot, gateway: gatewayIndex, status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown> };
 }
 
-/** What every 429 must carry: the family's format, Retry-After and the RateLimit-* trio. */
+/** What every 429 must carry: the family's format, Retry-After and the RateLimit-* trio (MCP protocol messages: ten times the limit). */
 function rejectionProblems(hit: Hit): string[] {
+  const limit = hit.shot.family === 'mcp' ? 10 * LIMIT : LIMIT;
   const problems: string[] = [];
   const format = errorFormatProblem(hit.shot.family, hit.json, 429, hit.headers.get('x-request-id') ?? undefined);
   if (format) problems.push(format);
@@ -84,7 +86,7 @@ function rejectionProblems(hit: Hit): string[] {
   const retryAfter = Number(hit.headers.get('retry-after'));
   const reset = Number(hit.headers.get('ratelimit-reset'));
   if (!(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60)) problems.push(`Retry-After ${hit.headers.get('retry-after')}`);
-  if (hit.headers.get('ratelimit-limit') !== String(LIMIT)) problems.push(`RateLimit-Limit ${hit.headers.get('ratelimit-limit')}`);
+  if (hit.headers.get('ratelimit-limit') !== String(limit)) problems.push(`RateLimit-Limit ${hit.headers.get('ratelimit-limit')}`);
   if (hit.headers.get('ratelimit-remaining') !== '0') problems.push(`RateLimit-Remaining ${hit.headers.get('ratelimit-remaining')}`);
   if (!(Number.isInteger(reset) && reset >= 1 && reset <= 60 && reset === retryAfter)) problems.push(`RateLimit-Reset ${hit.headers.get('ratelimit-reset')} (Retry-After ${retryAfter})`);
   if (!hit.headers.get('x-request-id')) problems.push('no X-Request-ID');
@@ -101,8 +103,6 @@ function apiKeyShots(apiKey: string): Shot[] {
     { family: 'parser', method: 'GET', path: `/documents/status/${newRequestId()}`, headers: h },
     { family: 'parser', method: 'POST', path: '/documents/parse', headers: h, body: { type: 'pdf' } },
     { family: 'account', method: 'GET', path: '/account/usage', headers: h },
-    // No session id: the MCP endpoint's own answer is 400 (send initialize first).
-    { family: 'mcp', method: 'POST', path: '/mcp', headers: h, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
   ];
 }
 
@@ -151,19 +151,38 @@ describe('API keys', () => {
     expect(refused.flatMap(rejectionProblems)).toEqual([]);
     // Both replicas enforced the shared limit, in every family.
     expect(new Set(refused.map((h) => h.gateway))).toEqual(new Set([0, 1]));
-    expect(new Set(refused.map((h) => h.shot.family))).toEqual(new Set(['scraper', 'v1', 'parser', 'account', 'mcp']));
+    expect(new Set(refused.map((h) => h.shot.family))).toEqual(new Set(['scraper', 'v1', 'parser', 'account']));
     // Still refused afterwards, on either gateway.
     for (const g of [0, 1]) expect((await fire(g, apiKeyShots(limited.apiKey)[0])).status).toBe(429);
   }, 60_000);
 
-  it('another account, and another key of the same account, are unaffected', async () => {
-    for (const [apiKey, label] of [[other.apiKey, 'other account'], [limitedSecondKey, 'second key']] as const) {
-      const first = await fire(0, apiKeyShots(apiKey)[6]);
-      const second = await fire(1, apiKeyShots(apiKey)[0]);
-      expect([label, first.status, second.status]).toEqual([label, 200, 404]);
-      expect([label, first.headers.get('ratelimit-remaining'), second.headers.get('ratelimit-remaining')]).toEqual([label, String(LIMIT - 1), String(LIMIT - 2)]);
-    }
+  it('another account is unaffected; another key of the same account shares its limit (issue 37)', async () => {
+    const first = await fire(0, apiKeyShots(other.apiKey)[6]);
+    const second = await fire(1, apiKeyShots(other.apiKey)[0]);
+    expect([first.status, second.status]).toEqual([200, 404]);
+    expect([first.headers.get('ratelimit-remaining'), second.headers.get('ratelimit-remaining')]).toEqual([String(LIMIT - 1), String(LIMIT - 2)]);
+    const sameAccount = await fire(1, apiKeyShots(limitedSecondKey)[6]);
+    expect(sameAccount.status).toBe(429);
+    expect(rejectionProblems(sameAccount)).toEqual([]);
   });
+});
+
+describe('MCP protocol messages', () => {
+  it("count in a log of their own, shared by both gateways, at ten times the key's limit: the key's API budget stays whole", async () => {
+    const chatty = await createAccountWithKey(test.stores, 'mcp-chatty', { ratePerMinute: LIMIT });
+    // No session id: the MCP endpoint's own answer is 400 (send initialize first).
+    const shot: Shot = { family: 'mcp', method: 'POST', path: '/mcp', headers: { 'x-api-key': chatty.apiKey }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } };
+    const hits = await burst([shot], 10 * LIMIT + 10);
+    const refused = hits.filter((h) => h.status === 429);
+    expect([hits.length - refused.length, refused.length]).toEqual([10 * LIMIT, 10]);
+    expect(new Set(hits.filter((h) => h.status !== 429).map((h) => h.status))).toEqual(new Set([400]));
+    expect(refused.flatMap(rejectionProblems)).toEqual([]);
+    // Both replicas enforce the shared log (which of them refused the burst's last ten is timing).
+    for (const g of [0, 1]) expect((await fire(g, shot)).status).toBe(429);
+    // The API requests of the key still have their whole budget.
+    const api = await fire(0, apiKeyShots(chatty.apiKey)[0]);
+    expect([api.status, api.headers.get('ratelimit-remaining')]).toEqual([404, String(LIMIT - 1)]);
+  }, 60_000);
 });
 
 describe('bot webhook bearer tokens', () => {

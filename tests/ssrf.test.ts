@@ -260,7 +260,7 @@ describe('refused at submit, on every surface', () => {
 
   it('accepted none of them: nothing was queued or counted, no subscription was stored', async () => {
     const usage = await test.stores.usage.read(matrix.accountId);
-    expect(usage.requests).toEqual({ scrape: 0, 'scrape-v1': 0, parse: 0 });
+    expect(usage.requests).toEqual({ scrape: 0, 'scrape-v1': 0, parse: 0, crawl: 0, batch: 0, map: 0 });
     expect(await test.stores.subscriptions.list(matrix.accountId)).toEqual([]);
   });
 });

@@ -8,19 +8,33 @@ export type ErrorFamily = 'scraper' | 'v1' | 'parser' | 'bot' | 'account' | 'mcp
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const keysOf = (v: Record<string, unknown>) => Object.keys(v).sort().join(',');
 
-/** `{error: "E00x: message"}`, nothing else (`/account/*` uses the same format). */
+/** A 403 names the scope the key lacks in `details` (issue 36); other errors of these families have none. */
+function detailsProblem(body: Record<string, unknown>, status: number): string | null {
+  if (body.details === undefined) return null;
+  if (status !== 403) return `details on a ${status}`;
+  if (!Array.isArray(body.details) || body.details.length === 0 || body.details.some((d) => typeof d !== 'string')) return 'details is not a non-empty array of strings';
+  return null;
+}
+
+/** `{error: "E00x: message"}`, nothing else but a 403's details (`/account/*` uses the same format). */
 export function scraperErrorProblem(body: unknown, status: number): string | null {
   if (!isObject(body)) return 'body is not a JSON object';
-  if (keysOf(body) !== 'error') return `keys are ${keysOf(body)}, expected only error`;
+  const { details: _details, ...rest } = body;
+  if (keysOf(rest) !== 'error') return `keys are ${keysOf(body)}, expected only error`;
+  const details = detailsProblem(body, status);
+  if (details) return details;
   if (typeof body.error !== 'string' || !/^E\d{3}: \S/.test(body.error)) return `error ${JSON.stringify(body.error)} is not "E0xx: message"`;
   if (status === 429 && !body.error.startsWith('E429: ')) return 'a 429 must carry E429';
   return null;
 }
 
-/** `{error, status_code}` with status_code equal to the HTTP status. */
+/** `{error, status_code}` with status_code equal to the HTTP status (and a 403's details). */
 export function v1ErrorProblem(body: unknown, status: number): string | null {
   if (!isObject(body)) return 'body is not a JSON object';
-  if (keysOf(body) !== 'error,status_code') return `keys are ${keysOf(body)}, expected error,status_code`;
+  const { details: _details, ...rest } = body;
+  if (keysOf(rest) !== 'error,status_code') return `keys are ${keysOf(body)}, expected error,status_code`;
+  const details = detailsProblem(body, status);
+  if (details) return details;
   if (typeof body.error !== 'string' || body.error.trim() === '') return 'error is not a non-empty string';
   if (body.status_code !== status) return `status_code ${JSON.stringify(body.status_code)} differs from HTTP ${status}`;
   return null;

@@ -13,12 +13,30 @@ export function inPrivateNetwork(command: string, args: string[]): { command: st
 
 /** Why inPrivateNetwork cannot work here, or null when it can. */
 export function privateNetworkProblem(): string | null {
+  return wrapperProblem(inPrivateNetwork, 'in a network namespace of their own and need unshare (util-linux) with user namespaces or root, and ip (iproute2)');
+}
+
+/**
+ * A command on a machine without Chromium: in a mount namespace of its own (`unshare -rm`, as
+ * root or in a user namespace), /dev/null is mounted over /usr/bin/chromium, the default
+ * CHROMIUM_PATH, so there is nothing there to run, while the rest of the machine stays as it is.
+ */
+export function withoutChromium(command: string, args: string[]): { command: string; args: string[] } {
+  return { command: 'unshare', args: ['-rm', 'sh', '-c', '{ [ ! -e /usr/bin/chromium ] || mount --bind /dev/null /usr/bin/chromium; } && exec "$@"', 'without-chromium', command, ...args] };
+}
+
+/** Why withoutChromium cannot work here, or null when it can. */
+export function withoutChromiumProblem(): string | null {
+  return wrapperProblem((command, args) => withoutChromium('sh', ['-c', 'test ! -x /usr/bin/chromium', command, ...args]), 'in a mount namespace of their own and need unshare (util-linux) with user namespaces or root');
+}
+
+function wrapperProblem(wrap: (command: string, args: string[]) => { command: string; args: string[] }, needs: string): string | null {
   try {
-    const { command, args } = inPrivateNetwork('true', []);
+    const { command, args } = wrap('true', []);
     execFileSync(command, args, { stdio: 'pipe' });
     return null;
   } catch (err) {
-    return `these checks run commands in a network namespace of their own and need unshare (util-linux) with user namespaces or root, and ip (iproute2): ${String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim()}`;
+    return `these checks run commands ${needs}: ${String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim()}`;
   }
 }
 

@@ -40,8 +40,8 @@ function timerSleep(signal: AbortSignal | undefined): Sleep {
 }
 
 function fetchSend(baseUrl: string, apiKey: string, fetchImpl: typeof fetch, signal: AbortSignal | undefined): SendRequest {
-  return async ({ method, path, body, form }): Promise<GleanerHttpResponse> => {
-    const headers: Record<string, string> = { 'x-api-key': apiKey, accept: 'application/json' };
+  return async ({ method, path, body, form, headers: own }): Promise<GleanerHttpResponse> => {
+    const headers: Record<string, string> = { ...own, 'x-api-key': apiKey, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     // fetch streams a FormData's Blob (from disk with fs.openAsBlob) and sets the boundary itself.
     const res = await fetchImpl(baseUrl + path, { method, headers, body: form ? formData(form) : body === undefined ? undefined : JSON.stringify(body), ...(signal ? { signal } : {}) });

@@ -10,7 +10,14 @@ import type {
   AccountInfo,
   AccountUsage,
   ApiErrorBody,
+  BatchRequest,
+  CrawlAccepted,
+  CrawlPage,
+  CrawlRequest,
+  CrawlStatus,
   LlmKeySummary,
+  MapRequest,
+  MapStatus,
   ParseCompleted,
   ParseFileOptions,
   ParseRequest,
@@ -39,6 +46,8 @@ export interface GleanerHttpRequest {
   body?: object;
   /** Sent as multipart/form-data instead (document uploads); see encodeMultipart. */
   form?: UploadForm;
+  /** Headers of the call itself (`Prefer`); the transport adds its own. */
+  headers?: Record<string, string>;
 }
 
 /** A multipart/form-data body: text fields and one file part. */
@@ -71,6 +80,26 @@ export interface WaitOptions<Progress> {
   pollMs?: number;
   /** Called after every poll that finds the request still running. */
   onProgress?: (progress: Progress) => void;
+  /**
+   * Ask for the request id at once (`Prefer: respond-async`, answered 202 without waiting out the
+   * gateway's 20 s window) and follow the request with status reads that each wait up to this
+   * many seconds for its end (`Prefer: wait`): the result comes as soon as the request ends, and
+   * `onAccepted` has the id before. Reads follow one another without a pause while the gateway
+   * honours the wait (one that does not is polled every pollMs).
+   */
+  waitSeconds?: number;
+  /** Called with the request id as soon as the submit answered (before the wait for the result). */
+  onAccepted?: (requestId: string) => void;
+}
+
+/** RFC 7240 preferences of a submit and of a status read (see WaitOptions.waitSeconds). */
+export interface SubmitPreferences {
+  /** Answer 202 with the request id at once. */
+  respondAsync?: boolean;
+}
+export interface StatusPreferences {
+  /** While the request runs, wait up to this many seconds (at most the gateway's window) for its end. */
+  waitSeconds?: number;
 }
 
 export interface ScrapeProgress {
@@ -86,6 +115,18 @@ export interface ParseProgress {
   pagesDone?: number;
   pagesTotal?: number;
   elapsedMs: number;
+}
+
+/** What a crawl or batch has done so far, after each status read of `crawlAndWait`. */
+export interface CrawlProgress {
+  requestId: string;
+  counts: CrawlStatus['counts'];
+  elapsedMs: number;
+}
+
+export interface CrawlWaitOptions extends WaitOptions<CrawlProgress> {
+  /** Called with each result as it is read, in order (the status endpoint is read from a cursor). */
+  onPage?: (page: CrawlPage) => void | Promise<void>;
 }
 
 /** A completed parse as the status endpoint shows it. */
@@ -111,12 +152,12 @@ export class GleanerCore {
   }
 
   /** POST /web-scrapper/: the result (status "completed") or, after 20 s, a 202 (status "processing"). */
-  scrape(request: ScrapeRequest): Promise<ScrapeSubmitResponse> {
-    return this.call('POST', '/web-scrapper/', request);
+  scrape(request: ScrapeRequest, preferences: SubmitPreferences = {}): Promise<ScrapeSubmitResponse> {
+    return this.call('POST', '/web-scrapper/', request, undefined, submitHeaders(preferences));
   }
 
-  getScrape(requestId: string): Promise<ScrapeStatus> {
-    return this.call('GET', `/web-scrapper/${encodeURIComponent(requestId)}`);
+  getScrape(requestId: string, preferences: StatusPreferences = {}): Promise<ScrapeStatus> {
+    return this.call('GET', `/web-scrapper/${encodeURIComponent(requestId)}`, undefined, undefined, statusHeaders(preferences));
   }
 
   /**
@@ -128,8 +169,8 @@ export class GleanerCore {
   }
 
   private pollScrape(requestId: string, started: number, options: WaitOptions<ScrapeProgress>, accepted: object): Promise<ScrapeCompletedStatus> {
-    return this.follow<ScrapeCompletedStatus>(requestId, started, options, accepted, async () => {
-      const status = await this.getScrape(requestId);
+    return this.follow<ScrapeCompletedStatus>(requestId, started, options, accepted, async (waitSeconds) => {
+      const status = await this.getScrape(requestId, { waitSeconds });
       if (status.status === 'completed') return { done: status };
       if (status.status === 'failed') throw new GleanerJobFailedError(requestId, status.error, [], status);
       options.onProgress?.({ requestId, status: status.status, elapsedMs: Date.now() - started });
@@ -143,9 +184,87 @@ export class GleanerCore {
    */
   async scrapeAndWait(request: ScrapeRequest, options: WaitOptions<ScrapeProgress> = {}): Promise<ScrapeCompletedStatus> {
     const started = Date.now();
-    const submitted = await this.scrape(request);
+    const submitted = await this.scrape(request, { respondAsync: options.waitSeconds !== undefined });
+    options.onAccepted?.(submitted.request_id);
     if (submitted.status === 'completed') return asCompletedStatus(submitted);
     return this.pollScrape(submitted.request_id, started, options, submitted);
+  }
+
+  /** POST /web-scrapper/crawl: a site's pages, in the background (202 at once). */
+  crawl(request: CrawlRequest): Promise<CrawlAccepted> {
+    return this.call('POST', '/web-scrapper/crawl', request);
+  }
+
+  /** POST /web-scrapper/batch: many URLs with the same options, in the background. */
+  batch(request: BatchRequest): Promise<CrawlAccepted> {
+    return this.call('POST', '/web-scrapper/batch', request);
+  }
+
+  /** GET /web-scrapper/{crawl|batch}/{id}: its state and results from `cursor` on. */
+  getCrawl(requestId: string, cursor?: string | null, kind: 'crawl' | 'batch' = 'crawl'): Promise<CrawlStatus> {
+    return this.call('GET', `/web-scrapper/${kind}/${encodeURIComponent(requestId)}${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
+  }
+
+  /** DELETE /web-scrapper/{crawl|batch}/{id}: stops it, keeping what it read; its state (no results). */
+  cancelCrawl(requestId: string, kind: 'crawl' | 'batch' = 'crawl'): Promise<CrawlStatus> {
+    return this.call('DELETE', `/web-scrapper/${kind}/${encodeURIComponent(requestId)}`);
+  }
+
+  /**
+   * Follows a crawl or batch to its end, reading its results as they are listed (each handed to
+   * `onPage`), and resolves with its final status (its last page of results in `pages`). A crawl
+   * that ends failed rejects with GleanerJobFailedError; cancelled resolves (its status says so).
+   */
+  async followCrawl(requestId: string, options: CrawlWaitOptions = {}, kind: 'crawl' | 'batch' = 'crawl'): Promise<CrawlStatus> {
+    const started = Date.now();
+    let cursor: string | null = '0';
+    return this.follow<CrawlStatus>(requestId, started, { ...options, pollMs: options.pollMs ?? 2_000 }, {}, async () => {
+      for (;;) {
+        const status: CrawlStatus = await this.getCrawl(requestId, cursor, kind);
+        for (const page of status.pages) await options.onPage?.(page);
+        cursor = status.next;
+        if (status.next === null) {
+          if (status.status === 'failed') throw new GleanerJobFailedError(requestId, status.error ?? 'the crawl failed', [], status);
+          return { done: status };
+        }
+        // More results are listed already: read on without waiting.
+        if (status.pages.length > 0 && status.status === 'processing') continue;
+        if (status.pages.length === 0 || status.status === 'processing') {
+          options.onProgress?.({ requestId, counts: status.counts, elapsedMs: Date.now() - started });
+          return { latest: status };
+        }
+      }
+    });
+  }
+
+  /** Starts a crawl and follows it (see followCrawl). */
+  async crawlAndWait(request: CrawlRequest, options: CrawlWaitOptions = {}): Promise<CrawlStatus> {
+    const accepted = await this.crawl(request);
+    return this.followCrawl(accepted.request_id, options);
+  }
+
+  /** POST /web-scrapper/map: the site's links when found within 20 s (status completed), else processing. */
+  map(request: MapRequest): Promise<MapStatus> {
+    return this.call('POST', '/web-scrapper/map', request);
+  }
+
+  getMap(requestId: string): Promise<MapStatus> {
+    return this.call('GET', `/web-scrapper/map/${encodeURIComponent(requestId)}`);
+  }
+
+  /** Maps a site and waits for its links. */
+  async mapAndWait(request: MapRequest, options: WaitOptions<{ requestId: string; elapsedMs: number }> = {}): Promise<MapStatus> {
+    const started = Date.now();
+    const submitted = await this.map(request);
+    if (submitted.status === 'completed') return submitted;
+    if (submitted.status === 'failed') throw new GleanerJobFailedError(submitted.request_id, submitted.error ?? 'the map failed', [], submitted);
+    return this.follow<MapStatus>(submitted.request_id, started, options, submitted, async () => {
+      const status = await this.getMap(submitted.request_id);
+      if (status.status === 'completed') return { done: status };
+      if (status.status === 'failed') throw new GleanerJobFailedError(submitted.request_id, status.error ?? 'the map failed', [], status);
+      options.onProgress?.({ requestId: submitted.request_id, elapsedMs: Date.now() - started });
+      return { latest: status };
+    });
   }
 
   /** POST /v1/llm-web-scrapper/ (deprecated v1): the matched elements or, after 20 s, a 202 (status "processing"). */
@@ -159,12 +278,12 @@ export class GleanerCore {
   }
 
   /** POST /documents/parse: COMPLETED with the text or, after 20 s, PROCESSING. */
-  parse(request: ParseRequest): Promise<ParseSubmitResponse> {
-    return this.call('POST', '/documents/parse', request);
+  parse(request: ParseRequest, preferences: SubmitPreferences = {}): Promise<ParseSubmitResponse> {
+    return this.call('POST', '/documents/parse', request, undefined, submitHeaders(preferences));
   }
 
-  getParse(requestId: string): Promise<ParseStatus> {
-    return this.call('GET', `/documents/status/${encodeURIComponent(requestId)}`);
+  getParse(requestId: string, preferences: StatusPreferences = {}): Promise<ParseStatus> {
+    return this.call('GET', `/documents/status/${encodeURIComponent(requestId)}`, undefined, undefined, statusHeaders(preferences));
   }
 
   /** Polls a parse until COMPLETED, reporting pages done/total; resolves with the status record. */
@@ -173,8 +292,8 @@ export class GleanerCore {
   }
 
   private pollParse(requestId: string, started: number, options: WaitOptions<ParseProgress>, accepted: object): Promise<ParseCompletedStatus> {
-    return this.follow<ParseCompletedStatus>(requestId, started, options, accepted, async () => {
-      const status = await this.getParse(requestId);
+    return this.follow<ParseCompletedStatus>(requestId, started, options, accepted, async (waitSeconds) => {
+      const status = await this.getParse(requestId, { waitSeconds });
       if (status.status === 'COMPLETED') return { done: status as ParseCompletedStatus };
       if (status.status === 'FAILED') throw new GleanerJobFailedError(requestId, status.error ?? '500-001: Processing error', status.details, status);
       const pages = status.pagesTotal !== undefined ? { pagesDone: status.pagesDone ?? 0, pagesTotal: status.pagesTotal } : {};
@@ -188,30 +307,31 @@ export class GleanerCore {
    * service stores it and parses it as it would a downloaded one. `file.data` may be a Blob read
    * from disk as it is sent (Node's `fs.openAsBlob`), or bytes already in memory.
    */
-  parseFile(file: UploadedDocument, options: ParseFileOptions = {}): Promise<ParseSubmitResponse> {
+  parseFile(file: UploadedDocument, options: ParseFileOptions = {}, preferences: SubmitPreferences = {}): Promise<ParseSubmitResponse> {
     const fields: Record<string, string> = {};
     if (options.type) fields.type = options.type;
     if (options.output) fields.output = options.output;
     if (options.webhook) fields.webhook = options.webhook;
     if (options.tags?.length) fields.tags = options.tags.join(',');
-    return this.call('POST', '/documents/parse', undefined, { fields, file: { field: 'file', name: file.name, data: file.data } });
+    return this.call('POST', '/documents/parse', undefined, { fields, file: { field: 'file', name: file.name, data: file.data } }, submitHeaders(preferences));
   }
 
   /** parseFile, then waits as parseAndWait does. */
   parseFileAndWait(file: UploadedDocument, options: ParseFileOptions = {}, wait: WaitOptions<ParseProgress> = {}): Promise<ParseCompleted> {
-    return this.completeParse(Date.now(), this.parseFile(file, options), wait);
+    return this.completeParse(Date.now(), this.parseFile(file, options, { respondAsync: wait.waitSeconds !== undefined }), wait);
   }
 
   /** Submits and waits; resolves with the submit's COMPLETED shape whichever way the result arrived. */
   parseAndWait(request: ParseRequest, options: WaitOptions<ParseProgress> = {}): Promise<ParseCompleted> {
-    return this.completeParse(Date.now(), this.parse(request), options);
+    return this.completeParse(Date.now(), this.parse(request, { respondAsync: options.waitSeconds !== undefined }), options);
   }
 
   private async completeParse(started: number, submitting: Promise<ParseSubmitResponse>, options: WaitOptions<ParseProgress>): Promise<ParseCompleted> {
     const submitted = await submitting;
+    options.onAccepted?.(submitted.requestId);
     if (submitted.status === 'COMPLETED') return submitted;
-    const { requestId, data, type, pages } = await this.pollParse(submitted.requestId, started, options, submitted);
-    return { requestId, status: 'COMPLETED', data: data ?? '', type, ...(pages !== undefined ? { pages } : {}) };
+    const { requestId, createdAt, tags, data, type, pages, encoding } = await this.pollParse(submitted.requestId, started, options, submitted);
+    return { requestId, status: 'COMPLETED', createdAt, ...(tags ? { tags } : {}), data: data ?? '', type, ...(pages !== undefined ? { pages } : {}), ...(encoding ? { encoding } : {}) };
   }
 
   /** GET /account (scope `account`): a cheap authenticated read, e.g. to check a key. */
@@ -270,23 +390,28 @@ export class GleanerCore {
   private async follow<T>(
     requestId: string,
     started: number,
-    options: Pick<WaitOptions<never>, 'timeoutMs' | 'pollMs'>,
+    options: Pick<WaitOptions<never>, 'timeoutMs' | 'pollMs' | 'waitSeconds'>,
     accepted: object,
-    read: () => Promise<{ done: T } | { latest: object }>,
+    read: (waitSeconds: number | undefined) => Promise<{ done: T } | { latest: object }>,
   ): Promise<T> {
     if (!requestId) throw new GleanerProtocolError('Gleaner accepted the request but named no request ID to follow', 202, null);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const pollMs = Math.max(1, options.pollMs ?? DEFAULT_POLL_MS);
+    const waiting = options.waitSeconds !== undefined && options.waitSeconds > 0;
     let latest = accepted;
-    let delay = Math.min(FIRST_POLL_MS, pollMs);
+    // A read that waits for the end needs no pause before it; a plain poll does.
+    let delay = waiting ? 0 : Math.min(FIRST_POLL_MS, pollMs);
     for (;;) {
       const remaining = started + timeoutMs - Date.now();
       if (remaining <= 0) throw new GleanerTimeoutError(requestId, Date.now() - started, latest);
-      await this.sleep(Math.min(delay, remaining));
-      delay = pollMs;
+      if (delay > 0) await this.sleep(Math.min(delay, remaining));
+      const readAt = Date.now();
+      const waitSeconds = waiting ? Math.max(1, Math.min(options.waitSeconds!, Math.ceil((started + timeoutMs - readAt) / 1000))) : undefined;
       let outcome: { done: T } | { latest: object };
       try {
-        outcome = await read();
+        outcome = await read(waitSeconds);
+        // A gateway that honours the wait took up to waitSeconds; one that does not answered at once and is polled.
+        delay = waiting ? Math.max(0, pollMs - (Date.now() - readAt)) : pollMs;
       } catch (err) {
         const backOffMs = transientBackOffMs(err);
         if (backOffMs === null) throw err;
@@ -298,8 +423,9 @@ export class GleanerCore {
     }
   }
 
-  private async call<T>(method: GleanerHttpRequest['method'], path: string, body?: object, form?: UploadForm): Promise<T> {
-    const res = await this.send(form ? { method, path, form } : body === undefined ? { method, path } : { method, path, body });
+  private async call<T>(method: GleanerHttpRequest['method'], path: string, body?: object, form?: UploadForm, headers?: Record<string, string>): Promise<T> {
+    const request: GleanerHttpRequest = form ? { method, path, form } : body === undefined ? { method, path } : { method, path, body };
+    const res = await this.send(headers ? { ...request, headers } : request);
     const requestId = res.headers['x-request-id'] ?? null;
     if (res.status >= 400) throw new GleanerApiError(res.status, errorBodyOf(res), requestId, retryAfterSeconds(res.headers['retry-after']));
     if (res.status === 204) return undefined as T;
@@ -332,6 +458,14 @@ export async function encodeMultipart(form: UploadForm, boundary: string): Promi
     at += part.length;
   }
   return { contentType: `multipart/form-data; boundary=${boundary}`, body };
+}
+
+function submitHeaders(preferences: SubmitPreferences): Record<string, string> | undefined {
+  return preferences.respondAsync ? { prefer: 'respond-async' } : undefined;
+}
+
+function statusHeaders(preferences: StatusPreferences): Record<string, string> | undefined {
+  return preferences.waitSeconds ? { prefer: `wait=${Math.ceil(preferences.waitSeconds)}` } : undefined;
 }
 
 /** The wait before the next poll after an error worth waiting out, or null for any other error. */

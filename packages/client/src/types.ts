@@ -136,6 +136,106 @@ export interface ScrapeFailedStatus extends ScrapeHead {
 
 export type ScrapeStatus = ScrapeProcessingStatus | ScrapeCompletedStatus | ScrapeFailedStatus;
 
+// ── Whole sites: crawl, batch, map `/web-scrapper/crawl|batch|map` ─────────────────────────────
+
+/** The per-page options of a scrape, applied to every page of a crawl or batch. */
+export type PageOptions = Pick<ScrapeRequest, 'output_type' | 'use_llm' | 'prompt' | 'llm_key_id' | 'schema' | 'tags' | 'render_js' | 'wait_for' | 'wait_for_selector' | 'timeout'>;
+
+/** Which URLs a crawl or map follows. */
+export interface SiteScope {
+  /** Regular expressions tested on each URL's path: only matching paths are followed. */
+  include_paths?: string[];
+  exclude_paths?: string[];
+  allow_subdomains?: boolean;
+  allow_external?: boolean;
+  /** include (default): sitemaps add URLs; skip: links only; only: sitemap URLs only. */
+  sitemap?: 'include' | 'skip' | 'only';
+  ignore_query?: boolean;
+}
+
+export interface CrawlRequest extends PageOptions, SiteScope {
+  url: string;
+  /** Pages read at most (default 100); never exceeded. */
+  limit?: number;
+  /** Link hops from the start URL (sitemap URLs are 0). */
+  max_depth?: number;
+  /** Requests to one host at once (default 5). */
+  max_concurrency?: number;
+  /** Sent crawl.page runs and crawl.completed / crawl.cancelled / crawl.failed. */
+  webhook?: string | null;
+}
+
+export interface BatchRequest extends PageOptions {
+  urls: string[];
+  max_concurrency?: number;
+  webhook?: string | null;
+}
+
+export interface CrawlAccepted {
+  request_id: string;
+  status: 'processing';
+  url?: string;
+  urls?: number;
+}
+
+export type CrawlStatusName = 'processing' | 'completed' | 'cancelled' | 'failed';
+
+export interface CrawlCounts {
+  discovered: number;
+  queued: number;
+  processing: number;
+  completed: number;
+  failed: number;
+  skipped: number;
+  /** robots, other_host, excluded_path, not_included_path, depth, file, duplicate, not_html, url_cap, redirect_out_of_scope. */
+  skipped_by: Record<string, number>;
+}
+
+/** One listed result: a page as a single scrape gives it, or why it is not one. */
+export type CrawlPage =
+  | { url: string; status: 'completed'; depth?: number; content: ScrapeContent; llm_output?: Record<string, unknown>; llm_input_truncated?: true }
+  | { url: string; status: 'failed'; depth?: number; error: string }
+  | { url: string; status: 'skipped'; reason: string };
+
+export interface CrawlStatus {
+  request_id: string;
+  status: CrawlStatusName;
+  url?: string;
+  created_at: number;
+  completed_at?: number;
+  tags?: string[];
+  /** Once ended: why. */
+  reason?: string;
+  /** Failed: "CODE: message". */
+  error?: string;
+  counts: CrawlCounts;
+  /** Results from the cursor on. */
+  pages: CrawlPage[];
+  /** Cursor of the next read; null once ended and these are the last results. */
+  next: string | null;
+}
+
+export interface MapRequest extends SiteScope {
+  url: string;
+  /** Links answered at most (default 5000). */
+  limit?: number;
+  tags?: string[];
+}
+
+export interface MapLink {
+  url: string;
+  title?: string;
+}
+
+export interface MapStatus {
+  request_id: string;
+  status: CrawlStatusName;
+  url: string;
+  tags?: string[];
+  links?: MapLink[];
+  error?: string;
+}
+
 // ── Deprecated v1 scraper `/v1/llm-web-scrapper` ───────────────────────────────────────────────
 
 /** A v1 submit. Basic mode (`use_llm` false): the elements `selector` matches (CSS, or XPath when it starts with `/`, `./` or `(`). */
@@ -181,7 +281,7 @@ export interface SelectStatus extends SelectResult {
 // ── Document parser `/documents` ─────────────────────────────────────────────────────────────
 
 /** The parser's `type` values (SPEC; the image guide adds tiff, tif, heic). */
-export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'] as const;
+export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic', 'xlsx', 'xls', 'ods', 'csv', 'pptx', 'odp', 'odt', 'rtf', 'epub', 'html', 'md'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 export interface ParseRequest {
@@ -208,10 +308,16 @@ export type ParseFileOptions = Omit<ParseRequest, 'url'>;
 export interface ParseCompleted {
   requestId: string;
   status: 'COMPLETED';
+  /** Unix seconds (in a submit's answer since issue 36, as in the status record). */
+  createdAt?: number;
+  /** The request's tags, when it was given some. */
+  tags?: string[];
   /** Pages joined with "\n\n=== Page Break ===\n\n". */
   data: string;
   type: string;
   pages?: number;
+  /** Text files: the decoder used. */
+  encoding?: string;
 }
 
 export interface ParseAccepted {
@@ -228,8 +334,13 @@ export interface ParseStatus {
   type: string;
   /** Unix seconds. */
   createdAt: number;
+  /** The document's URL, or an uploaded document's file name. */
+  url?: string;
+  fileName?: string;
+  tags?: string[];
   data?: string;
   pages?: number;
+  encoding?: string;
   message?: string;
   pagesDone?: number;
   pagesTotal?: number;
@@ -272,7 +383,7 @@ export interface WebhookSubscription {
 
 export interface AccountUsage {
   credits_used: number;
-  requests: { scrape: number; 'scrape-v1': number; parse: number };
+  requests: { scrape: number; 'scrape-v1': number; parse: number; crawl: number; batch: number; map: number };
   llm_tokens: { input: number; output: number };
   rate_limit_per_minute: number;
 }
@@ -282,6 +393,8 @@ export interface AccountUsage {
 /** Scraper and /account errors: `{error: "E003: message"}`. */
 export interface ScraperErrorBody {
   error: string;
+  /** Only when there is more to say (a 403 names the scope the key lacks). */
+  details?: string[];
 }
 
 /** Parser errors: `{error: "400-002: Invalid URL format", details: [...]}`. */

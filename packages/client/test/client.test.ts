@@ -49,7 +49,8 @@ describe('GleanerClient', () => {
     const waiting = client.scrapeAndWait({ url: PAGE, output_type: 'markdown' }, { pollMs: 50, timeoutMs: 10_000, onProgress: (p) => progress.push(p.status) });
     const id = await submittedId();
     await h.stores.records.markProcessing('scrape', id);
-    await new Promise((r) => setTimeout(r, 120));
+    // Ended only once a poll has seen it running (a fixed pause missed it on a loaded host).
+    for (let i = 0; i < 200 && !progress.includes('processing'); i++) await new Promise((r) => setTimeout(r, 25));
     await h.stores.records.complete('scrape', id, { text: 'Hello', markdown: '# Hello', ...page });
     const result = await waiting;
     expect(result).toMatchObject({ request_id: id, url: PAGE, status: 'completed', content: { text: 'Hello', markdown: '# Hello', meta: page.meta } });
@@ -64,7 +65,7 @@ describe('GleanerClient', () => {
     await h.stores.records.setProgress('parse', id, 2, 5);
     await new Promise((r) => setTimeout(r, 120));
     await h.stores.records.complete('parse', id, { data: 'one\n\n=== Page Break ===\n\ntwo', type: 'pdf', pages: 2 });
-    await expect(waiting).resolves.toEqual({ requestId: id, status: 'COMPLETED', data: 'one\n\n=== Page Break ===\n\ntwo', type: 'pdf', pages: 2 });
+    await expect(waiting).resolves.toEqual({ requestId: id, status: 'COMPLETED', createdAt: expect.any(Number), data: 'one\n\n=== Page Break ===\n\ntwo', type: 'pdf', pages: 2 });
     expect(progress.some((p) => p.pagesDone === 2 && p.pagesTotal === 5)).toBe(true);
   });
 
@@ -79,7 +80,7 @@ describe('GleanerClient', () => {
     const stored = await new LocalFolderStore(path.join(scratch, 'store')).read(uploadKey(id));
     expect(stored.toString()).toBe(text);
     await h.stores.records.complete('parse', id, { data: '## Minutes', type: 'txt', pages: 1 });
-    await expect(waiting).resolves.toEqual({ requestId: id, status: 'COMPLETED', data: '## Minutes', type: 'txt', pages: 1 });
+    await expect(waiting).resolves.toEqual({ requestId: id, status: 'COMPLETED', createdAt: expect.any(Number), data: '## Minutes', type: 'txt', pages: 1 });
   });
 
   it('sends the same upload as bytes through encodeMultipart (transports without FormData, such as n8n\'s)', async () => {

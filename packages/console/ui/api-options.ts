@@ -35,7 +35,7 @@ export const SCRAPE_OPTIONS: readonly ApiOption[] = [
   { name: 'timeout', label: 'Timeout in ms (optional; default 30000, at most 120000)', kind: 'number', placeholder: '30000' },
 ];
 
-export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'] as const;
+export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic', 'xlsx', 'xls', 'ods', 'csv', 'pptx', 'odp', 'odt', 'rtf', 'epub', 'html', 'md'] as const;
 
 /** Document parse by URL. A file upload (issue 29) is a second source beside `url`: see DocumentSource. */
 export const PARSE_OPTIONS: readonly ApiOption[] = [

@@ -2,7 +2,7 @@ import { DocumentError } from './errors.js';
 import { classifyOle } from './office/ole-kind.js';
 import { isMht } from './office/mht.js';
 import { isOle } from './office/ole-directory.js';
-import { isZip, readZipDirectory } from './office/zip-directory.js';
+import { isZip, readZipDirectory, readSmallEntry } from './office/zip-directory.js';
 import { detectBom, looksBinary, SNIFF_LENGTH } from './txt/binary-check.js';
 import type { DocumentKind } from './types.js';
 
@@ -23,12 +23,15 @@ export function detectKind(bytes: Buffer, declared?: string): DocumentKind | nul
 
   if (looksBinary(bytes)) return null;
   const head = textHead(bytes);
+  const type = declaredTextType(declared);
   if (/^\{\\rtf/.test(head)) return 'rtf';
-  if (isHtml(head)) return 'html';
+  if (isHtml(head) || (type === 'html' && head.startsWith('<'))) return 'html';
   if (isWord2003Xml(head)) {
     throw new DocumentError('400-001', 'Unsupported file type', ['Word 2003 XML documents are not supported; save the file as .docx']);
   }
-  return isClearlyText(bytes) || declaredAsText(declared) ? 'txt' : null;
+  if (!isClearlyText(bytes) && type === null) return null;
+  // CSV and markdown are text whatever they hold: only the sender's type tells them from a .txt.
+  return type === 'csv' || type === 'md' ? type : 'txt';
 }
 
 /** The bytes sniffHead looks at: enough for every signature detectKind reads and its binary check. */
@@ -51,8 +54,8 @@ export function unsupportedHead(head: Buffer): string | null {
 /** A short human description of bytes detectKind returned null for, for the error's details. */
 export function describeUnsupported(bytes: Buffer): string {
   if (bytes.length === 0) return 'the file is empty';
-  if (isZip(bytes)) return 'a ZIP archive that is not a Word document (e.g. xlsx, pptx, odt)';
-  if (isOle(bytes)) return 'an OLE compound file that is not a Word document (e.g. xls, ppt, msg)';
+  if (isZip(bytes)) return zipDescription(bytes);
+  if (isOle(bytes)) return 'an OLE compound file that is not a Word or Excel document (e.g. an Outlook message)';
   if (startsWith(bytes, [0x47, 0x49, 0x46, 0x38])) return 'a GIF image';
   if (startsWith(bytes, [0x52, 0x49, 0x46, 0x46]) && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'a WebP image';
   if (bytes.subarray(4, 8).toString('latin1') === 'ftyp') return `an ISO media file (brand ${bytes.subarray(8, 12).toString('latin1')})`;
@@ -60,13 +63,43 @@ export function describeUnsupported(bytes: Buffer): string {
   return 'text that is not valid UTF-8 and was not declared as txt';
 }
 
+/** OpenDocument and EPUB packages name their media type in a first, stored `mimetype` part. */
+const PACKAGE_MIME_TYPES: Record<string, DocumentKind> = {
+  'application/vnd.oasis.opendocument.text': 'odt',
+  'application/vnd.oasis.opendocument.spreadsheet': 'ods',
+  'application/vnd.oasis.opendocument.presentation': 'odp',
+  'application/epub+zip': 'epub',
+};
+
 function zipKind(bytes: Buffer): DocumentKind | null {
   const entries = readZipDirectory(bytes);
-  if (entries) return entries.some((e) => e.name === 'word/document.xml') ? 'docx' : null;
+  if (entries) {
+    const names = new Set(entries.map((e) => e.name));
+    if (names.has('word/document.xml')) return 'docx';
+    if (names.has('xl/workbook.xml')) return 'xlsx';
+    if (names.has('ppt/presentation.xml')) return 'pptx';
+    if (names.has('xl/workbook.bin')) {
+      throw new DocumentError('400-001', 'Unsupported file type', ['Excel binary workbooks (.xlsb) are not supported; save the file as .xlsx']);
+    }
+    const mimetype = entries.find((e) => e.name === 'mimetype');
+    const declaredMime = mimetype ? readSmallEntry(bytes, mimetype, 128)?.toString('latin1').trim() : undefined;
+    if (declaredMime && PACKAGE_MIME_TYPES[declaredMime]) return PACKAGE_MIME_TYPES[declaredMime];
+    // An EPUB zipped without its mimetype part still has its container.
+    return names.has('META-INF/container.xml') && !declaredMime ? 'epub' : null;
+  }
   // No readable directory (truncated?): if the first part is an OOXML one, let the .docx reader
   // report the damage rather than calling the file an unsupported type.
   const firstName = bytes.subarray(30, 30 + Math.min(bytes.length >= 28 ? bytes.readUInt16LE(26) : 0, 64)).toString('latin1');
   return firstName === '[Content_Types].xml' || firstName.startsWith('word/') || firstName.startsWith('_rels/') ? 'docx' : null;
+}
+
+/** What a ZIP we do not read is, as far as its parts tell. */
+function zipDescription(bytes: Buffer): string {
+  const entries = readZipDirectory(bytes);
+  const mimetype = entries?.find((e) => e.name === 'mimetype');
+  const declaredMime = mimetype ? readSmallEntry(bytes, mimetype, 128)?.toString('latin1').trim() : undefined;
+  if (declaredMime) return `a ZIP package of type ${declaredMime.slice(0, 80)}, not a format we read`;
+  return 'a ZIP archive that is not a document we read (Word, Excel, PowerPoint, OpenDocument or EPUB)';
 }
 
 function oleKind(bytes: Buffer): DocumentKind | null {
@@ -75,6 +108,10 @@ function oleKind(bytes: Buffer): DocumentKind | null {
       throw new DocumentError('400-001', 'Password-protected documents are not supported', [
         'the document is password-protected: an encrypted Office package (OLE container holding an EncryptedPackage stream)',
       ]);
+    case 'excel':
+      return 'xls';
+    case 'powerpoint':
+      throw new DocumentError('400-001', 'Unsupported file type', ['PowerPoint 97-2003 (.ppt) files are not supported; save the file as .pptx']);
     case 'other':
       return null;
     default:
@@ -145,8 +182,13 @@ function isValidUtf8Prefix(head: Buffer): boolean {
   return false;
 }
 
-function declaredAsText(declared: string | undefined): boolean {
-  if (!declared) return false;
-  const normalised = declared.trim().toLowerCase().replace(/^\./, '');
-  return normalised === 'txt' || normalised === 'text' || normalised.startsWith('text/plain');
+/** The text format a declared type (an extension or a media type) names, if any. */
+function declaredTextType(declared: string | undefined): 'txt' | 'csv' | 'md' | 'html' | null {
+  if (!declared) return null;
+  const normalised = declared.trim().toLowerCase().replace(/^\./, '').replace(/;.*$/, '');
+  if (normalised === 'txt' || normalised === 'text' || normalised === 'text/plain') return 'txt';
+  if (normalised === 'csv' || normalised === 'tsv' || normalised === 'text/csv' || normalised === 'text/tab-separated-values') return 'csv';
+  if (normalised === 'md' || normalised === 'markdown' || normalised === 'text/markdown') return 'md';
+  if (normalised === 'html' || normalised === 'htm' || normalised === 'text/html') return 'html';
+  return null;
 }

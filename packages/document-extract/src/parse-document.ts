@@ -1,7 +1,7 @@
 import { describeUnsupported, detectKind } from './detect.js';
 import { DocumentError } from './errors.js';
 import { extractDoc, extractDocx, extractHtml, extractRtf } from './office/index.js';
-import { extractTxt } from './txt/index.js';
+import { extractMd, extractTxt } from './txt/index.js';
 import { type DocumentKind, type ExtractedDocument, type ExtractOptions, PAGE_BREAK } from './types.js';
 
 /** SPEC "Limits": parser file size 50 MB, all document types (the downloader enforces it too). */
@@ -57,8 +57,8 @@ export async function parseDocument(bytes: Buffer, options: ParseDocumentOptions
 }
 
 /**
- * PDF and image readers are imported on first use: pdf.js, sharp and tesseract.js are heavy,
- * and a process that only reads Word or text files never needs them.
+ * PDF, image and office readers are imported on first use: pdf.js, sharp and tesseract.js are
+ * heavy, and a process that only reads Word or text files never needs them.
  */
 async function extractorFor(kind: DocumentKind): Promise<Extractor> {
   switch (kind) {
@@ -83,8 +83,24 @@ async function extractorFor(kind: DocumentKind): Promise<Extractor> {
       return extractHtml;
     case 'txt':
       return extractTxt;
+    case 'md':
+      return extractMd;
+    default:
+      return OFFICE_READERS[kind]();
   }
 }
+
+/** The readers of the formats added with issue 41, loaded on first use like pdf.js (SheetJS alone is 1 MB of code). */
+const OFFICE_READERS: Record<'xlsx' | 'xls' | 'ods' | 'csv' | 'pptx' | 'odp' | 'odt' | 'epub', () => Promise<Extractor>> = {
+  xlsx: async () => (await import('./sheets/extract-xlsx.js')).extractXlsx,
+  xls: async () => (await import('./sheets/extract-xls.js')).extractXls,
+  ods: async () => (await import('./sheets/extract-ods.js')).extractOds,
+  csv: async () => (await import('./sheets/extract-csv.js')).extractCsv,
+  pptx: async () => (await import('./slides/extract-pptx.js')).extractPptx,
+  odp: async () => (await import('./odf/extract-odp.js')).extractOdp,
+  odt: async () => (await import('./odf/extract-odt.js')).extractOdt,
+  epub: async () => (await import('./epub/extract-epub.js')).extractEpub,
+};
 
 function asDocumentError(error: unknown, kind: DocumentKind, signal: AbortSignal | undefined): DocumentError {
   if (error instanceof DocumentError) return error;

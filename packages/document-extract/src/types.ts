@@ -1,5 +1,27 @@
-/** Kinds of document we can read, detected from the bytes (the caller's declared type is only a hint). */
-export type DocumentKind = 'pdf' | 'docx' | 'doc' | 'rtf' | 'html' | 'jpeg' | 'png' | 'tiff' | 'heic' | 'txt';
+/**
+ * Kinds of document we can read, detected from the bytes (the caller's declared type is only a
+ * hint; it decides only between text formats: csv and md are text a declaration names).
+ */
+export type DocumentKind =
+  | 'pdf'
+  | 'docx'
+  | 'doc'
+  | 'rtf'
+  | 'odt'
+  | 'html'
+  | 'md'
+  | 'epub'
+  | 'xlsx'
+  | 'xls'
+  | 'ods'
+  | 'csv'
+  | 'pptx'
+  | 'odp'
+  | 'jpeg'
+  | 'png'
+  | 'tiff'
+  | 'heic'
+  | 'txt';
 
 export type OutputFormat = 'plain' | 'markdown';
 

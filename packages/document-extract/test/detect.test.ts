@@ -43,14 +43,17 @@ describe('detectKind', () => {
     expect(detectKind(ftyp('isom', 'isom', 'mp41'))).toBeNull();
   });
 
-  it('accepts a ZIP only when it is a Word package', async () => {
+  it('tells the ZIP packages it reads by their parts, whatever the declared type', async () => {
     expect(detectKind(corpus('docx/nwe-test04-headers.docx'))).toBe('docx');
     const workbook = new JSZip();
     workbook.file('[Content_Types].xml', '<Types/>');
     workbook.file('xl/workbook.xml', '<workbook/>');
-    const xlsx = await workbook.generateAsync({ type: 'nodebuffer' });
-    expect(detectKind(xlsx, 'docx')).toBeNull();
-    expect(describeUnsupported(xlsx)).toMatch(/ZIP archive that is not a Word document/);
+    expect(detectKind(await workbook.generateAsync({ type: 'nodebuffer' }), 'docx')).toBe('xlsx');
+    const archive = new JSZip();
+    archive.file('notes/readme.txt', 'hello');
+    const zip = await archive.generateAsync({ type: 'nodebuffer' });
+    expect(detectKind(zip, 'docx')).toBeNull();
+    expect(describeUnsupported(zip)).toMatch(/ZIP archive that is not a document we read/);
   });
 
   it('reads OLE directories: Word binary, encrypted OOXML, other Office files', () => {

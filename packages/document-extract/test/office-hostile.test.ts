@@ -2,27 +2,16 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DocumentError } from '../src/errors.js';
 import { extractDoc, extractDocx } from '../src/office/index.js';
 import { readOleDirectory } from '../src/office/ole-directory.js';
 import { parseDocument } from '../src/parse-document.js';
 import { CONTENT_TYPES, rawZip, zipBombDocx } from '../../../tests/support/hostile-files.js';
 import { cpuMs } from '../../../tests/support/cpu-time.js';
-
+import { failure } from './document-failure.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const corpus = (relative: string): Buffer => readFileSync(path.resolve(repoRoot, '../shared/corpus/docs', relative));
 const plain = { output: 'plain' } as const;
-
-async function failure(promise: Promise<unknown>): Promise<DocumentError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DocumentError) return error;
-    throw error;
-  }
-  throw new Error('expected a DocumentError');
-}
 
 /** Rewrites the uncompressed size of one part in the central directory of a real package. */
 function forgeCentralSize(zip: Buffer, part: string, size: number): Buffer {

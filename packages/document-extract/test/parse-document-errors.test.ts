@@ -6,6 +6,9 @@ jest.unstable_mockModule('../src/txt/index.js', () => ({
   extractTxt: async (): Promise<ExtractedDocument> => {
     throw new TypeError("Cannot read properties of undefined (reading 'length')");
   },
+  extractMd: async (): Promise<ExtractedDocument> => {
+    throw new TypeError('not used here');
+  },
 }));
 
 const { parseDocument } = await import('../src/parse-document.js');

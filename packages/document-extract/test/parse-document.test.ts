@@ -2,22 +2,12 @@ import { describe, expect, it, jest } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DocumentError } from '../src/errors.js';
 import { MAX_DOCUMENT_BYTES, parseDocument } from '../src/parse-document.js';
 import { PAGE_BREAK } from '../src/types.js';
+import { failure } from './document-failure.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const corpus = (relative: string): Buffer => readFileSync(path.resolve(repoRoot, '../shared/corpus/docs', relative));
-
-async function failure(promise: Promise<unknown>): Promise<DocumentError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DocumentError) return error;
-    throw error;
-  }
-  throw new Error('expected a DocumentError');
-}
 
 describe('parseDocument', () => {
   it('refuses files over 50 MB before looking at them', async () => {

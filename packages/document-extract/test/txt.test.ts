@@ -1,21 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { DocumentError } from '../src/errors.js';
 import { extractTxt } from '../src/txt/index.js';
 import { cpuMs } from '../../../tests/support/cpu-time.js';
+import { failure } from './document-failure.js';
 
 const plain = { output: 'plain' } as const;
 const markdown = { output: 'markdown' } as const;
 const utf8 = (value: string): Buffer => Buffer.from(value, 'utf8');
-
-async function failure(promise: Promise<unknown>): Promise<DocumentError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DocumentError) return error;
-    throw error;
-  }
-  throw new Error('expected a DocumentError');
-}
 
 describe('txt decoding', () => {
   it('honours UTF-8, UTF-16LE and UTF-16BE byte order marks', async () => {

@@ -1,7 +1,7 @@
 import { BREAKS_LINE, hidden, KINDS, languageOf, preformattedText, skipped } from './markdown-elements.js';
 import { codeFence, codeSpan, escapeHeadingEnd, escapeText, linkDestination, linkTitle } from './markdown-escape.js';
 import { InlineBuffer, OneLine, type FrameKind } from './markdown-inline.js';
-import { formatTable, isLayoutTable, tableShape } from './markdown-table.js';
+import { formatTable, isFrameTable, isLayoutTable, tableShape } from './markdown-table.js';
 import { BlockWriter } from './markdown-writer.js';
 
 const ELEMENT = 1;
@@ -36,7 +36,10 @@ class MarkdownRenderer {
   /** Inside a heading or table cell, which are one line: blocks and breaks become spaces there. */
   private oneLine = 0;
 
-  constructor(private readonly resolve: (url: string) => string) {}
+  constructor(
+    private readonly resolve: (url: string) => string,
+    private readonly documentTables: boolean,
+  ) {}
 
   render(root: Element): string {
     this.element(root, 0);
@@ -280,13 +283,19 @@ class MarkdownRenderer {
 
   private table(el: Element, depth: number): void {
     const shape = tableShape(el);
-    if (isLayoutTable(el, shape)) return this.block(el, depth);
+    const document = this.documentTables;
+    if (document ? isFrameTable(shape) : isLayoutTable(el, shape)) return this.block(el, depth);
+    if (document) shape.headed = true;
     let layout = false;
-    const lines = formatTable(shape, (cell) => {
-      const text = this.cell(cell, depth + 2);
-      if (this.cellBlocks === Infinity || (this.cellBlocks > 1 && this.cellBuffer.textLength >= PROSE_CELL_CHARS)) layout = true;
-      return text;
-    });
+    const lines = formatTable(
+      shape,
+      (cell) => {
+        const text = this.cell(cell, depth + 2);
+        if (!document && (this.cellBlocks === Infinity || (this.cellBlocks > 1 && this.cellBuffer.textLength >= PROSE_CELL_CHARS))) layout = true;
+        return text;
+      },
+      document,
+    );
     // Found while rendering the cells, which spares a search through every table beforehand.
     if (layout) return this.block(el, depth);
     this.startBlock();
@@ -335,6 +344,6 @@ function countItems(list: Element): number {
 }
 
 /** Markdown of `root` and its subtree; `resolve` turns each link and image address into the one to write. */
-export function domToMarkdown(root: Element, resolve: (url: string) => string = (url) => url): string {
-  return new MarkdownRenderer(resolve).render(root);
+export function domToMarkdown(root: Element, resolve: (url: string) => string = (url) => url, documentTables = false): string {
+  return new MarkdownRenderer(resolve, documentTables).render(root);
 }

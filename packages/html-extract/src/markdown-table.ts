@@ -79,34 +79,45 @@ function separatorCell(width: number, align: string | undefined): string {
   return dashes;
 }
 
-/** Empty cells where rows above reach down with a rowspan. */
-function fillCovered(covered: number[], texts: string[], rowStart: number): void {
+/**
+ * A document's table of one cell frames its content (a boxed note, a list laid in a box): it is
+ * written as blocks. Every other table of a document holds data.
+ */
+export function isFrameTable({ rows, widest }: TableShape): boolean {
+  return widest < 2 && rows.length < 2;
+}
+
+/** Cells where rows above reach down with a rowspan: empty, or the spanning cell's text when spread. */
+function fillCovered(covered: number[], coveredText: string[] | null, texts: string[], rowStart: number): void {
   while (covered[texts.length - rowStart] > 0) {
-    covered[texts.length - rowStart]--;
-    texts.push('');
+    const column = texts.length - rowStart;
+    covered[column]--;
+    texts.push(coveredText?.[column] ?? '');
   }
 }
 
 /**
  * A GFM table of the rows, each cell rendered by `cellMarkdown` (one line, pipes escaped). A
  * colspan leaves empty cells after its cell and a rowspan empty cells below, so columns stay
- * aligned. Without a header row, an empty one is made (GFM requires one). Returns no lines when
- * every cell is empty.
+ * aligned; with `spread`, those cells repeat the merged cell's text instead. Without a header
+ * row, an empty one is made (GFM requires one). Returns no lines when every cell is empty.
  */
-export function formatTable({ rows, headed }: TableShape, cellMarkdown: (cell: Element) => string): string[] {
+export function formatTable({ rows, headed }: TableShape, cellMarkdown: (cell: Element) => string, spread = false): string[] {
   // The cells of all rows in one array, row by row: tables are many and mostly small.
   const texts: string[] = [];
   const rowEnds: number[] = [];
   let aligns: string[] | null = null;
   /** Rows still covered by a rowspan, per column. */
   let covered: number[] | null = null;
+  /** With `spread`: the text of the cell a rowspan comes down from, per column. */
+  const coveredText: string[] | null = spread ? [] : null;
   let anyText = false;
   let columns = 0;
   for (let r = 0; r < rows.length; r++) {
     const start = texts.length;
     for (let cell = rows[r].firstElementChild; cell; cell = cell.nextElementSibling) {
       if (!isCell(cell)) continue;
-      if (covered) fillCovered(covered, texts, start);
+      if (covered) fillCovered(covered, coveredText, texts, start);
       const text = cellMarkdown(cell);
       if (text) anyText = true;
       const column = texts.length - start;
@@ -114,10 +125,15 @@ export function formatTable({ rows, headed }: TableShape, cellMarkdown: (cell: E
       const colspan = span(cell, 'colspan', MAX_COLSPAN);
       const rowspan = span(cell, 'rowspan', MAX_ROWSPAN);
       texts.push(text);
-      for (let i = 1; i < colspan; i++) texts.push('');
-      if (rowspan > 1) for (let i = 0; i < colspan; i++) (covered ??= [])[column + i] = rowspan - 1;
+      for (let i = 1; i < colspan; i++) texts.push(spread ? text : '');
+      if (rowspan > 1) {
+        for (let i = 0; i < colspan; i++) {
+          (covered ??= [])[column + i] = rowspan - 1;
+          if (coveredText) coveredText[column + i] = text;
+        }
+      }
     }
-    if (covered) fillCovered(covered, texts, start);
+    if (covered) fillCovered(covered, coveredText, texts, start);
     if (texts.length === start) continue;
     columns = Math.max(columns, texts.length - start);
     rowEnds.push(texts.length);

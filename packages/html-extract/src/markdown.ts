@@ -47,6 +47,14 @@ function addressResolver(baseUrl: string): (value: string) => string {
 export interface MarkdownOptions {
   /** Links and images are written absolute, resolved against this URL (the subtree is not changed). */
   baseUrl?: string;
+  /**
+   * The tables are a document's (Word, OpenDocument, EPUB, an HTML file), not a web page's: every
+   * table of more than one cell holds data (a page lays itself out with tables, a document does
+   * not), a cell's paragraphs, lists and nested tables are written on its line, merged cells
+   * repeat their text in every cell they cover (as Docling and pandoc's grid spreading do), and
+   * the first row is the header when none is marked.
+   */
+  documentTables?: boolean;
 }
 
 /**
@@ -56,5 +64,5 @@ export interface MarkdownOptions {
  */
 export function renderMarkdown(root: Element, options: MarkdownOptions = {}): string {
   const resolve = options.baseUrl ? addressResolver(options.baseUrl) : undefined;
-  return domToMarkdown(root, resolve);
+  return domToMarkdown(root, resolve, options.documentTables === true);
 }

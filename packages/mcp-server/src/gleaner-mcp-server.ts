@@ -30,6 +30,29 @@ export interface GleanerMcpOptions {
   /** Pages scrape_many reads at once. Default 4. */
   concurrency?: number;
   fetch?: typeof fetch;
+  /**
+   * Aborted when the host shuts down (the gateway's /mcp): a call still running ends at once with
+   * a tool error saying so and naming the requests it started, instead of with its stream cut.
+   */
+  stopping?: AbortSignal;
+}
+
+/** A scrape's status read waits up to this long for its end (the gateway holds it at most its 20 s window). */
+const SCRAPE_WAIT_SECONDS = 20;
+
+/** How to read a request's result when a call ends before it does. */
+function resumeHint(id: string, kind: ResumableKind): string {
+  return `call get_result with request_id "${id}" and kind "${kind}"`;
+}
+type ResumableKind = 'scrape' | 'parse_document';
+
+/** What a running tool call has: its client, progress, signal, and the requests it started. */
+interface ToolCall {
+  client: GleanerClient;
+  progress: ProgressReporter;
+  /** The client's cancellation, or the host shutting down. */
+  signal: AbortSignal;
+  started: Array<{ id: string; kind: ResumableKind }>;
 }
 
 /** The read-only, web-reading nature of the tools, for clients that ask before calling. */
@@ -39,9 +62,10 @@ const INSTRUCTIONS = `Gleaner turns web pages and documents into clean text for 
 - scrape: one web page as markdown (or JSON extracted by a language model with prompt).
 - scrape_many: several pages at once; failures are reported per page.
 - select: only the elements of a page that match a CSS selector or XPath expression.
-- parse_document: a PDF, Word file, image (OCR) or text file as text, page by page.
+- parse_document: a PDF, Word, Excel, PowerPoint, OpenDocument, EPUB, HTML, image (OCR) or text file as text, page by page.
 - get_result: a request that was still running, or the rest of a long answer (start_index).
-Answers are cut at max_length characters; the cut says how to read on.`;
+Answers are cut at max_length characters; the cut says how to read on.
+Work goes on in Gleaner when a call is cancelled or times out: progress messages name the request ID from the start, and get_result reads the result by it.`;
 
 /**
  * Gleaner's tools as an MCP server, for any transport (stdio, Streamable HTTP). Each tool call has
@@ -55,64 +79,112 @@ export function createGleanerMcpServer(options: GleanerMcpOptions): McpServer {
   const clientFor = (signal: AbortSignal) => new GleanerClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, signal, ...(options.fetch ? { fetch: options.fetch } : {}) });
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: INSTRUCTIONS });
 
-  /** Runs one tool call: progress from the start, every failure a tool error, the heartbeat stopped at the end. */
-  const run = async (extra: ProgressChannel & { signal: AbortSignal }, first: string, work: (client: GleanerClient, progress: ProgressReporter) => Promise<CallToolResult>): Promise<CallToolResult> => {
-    const progress = new ProgressReporter(extra, pollMs, first);
+  /**
+   * Runs one tool call: progress from the start (with `idFirst`, the first message waits for the
+   * request id, milliseconds away), every failure a tool error, the heartbeat stopped at the end.
+   */
+  const run = async (
+    extra: ProgressChannel & { signal: AbortSignal },
+    first: string,
+    work: (call: ToolCall) => Promise<CallToolResult>,
+    { idFirst = false } = {},
+  ): Promise<CallToolResult> => {
+    const progress = new ProgressReporter(extra, pollMs, first, { untilUpdate: idFirst });
+    const signal = options.stopping ? AbortSignal.any([extra.signal, options.stopping]) : extra.signal;
+    const call: ToolCall = { client: clientFor(signal), progress, signal, started: [] };
     try {
-      return await work(clientFor(extra.signal), progress);
+      return await work(call);
     } catch (err) {
+      if (options.stopping?.aborted && !extra.signal.aborted) return errorText(shuttingDown(call.started));
       return toolError(extra.signal.aborted ? abortError() : err, options.baseUrl);
     } finally {
       progress.stop();
     }
   };
 
-  const scrapeOne = (client: GleanerClient, url: string, input: Omit<ScrapeInput, 'url'>, onProgress: (message: string) => void) =>
-    client.scrapeAndWait(scrapeRequest(url, input), { pollMs, timeoutMs: waitMs, onProgress: (p) => onProgress(`request ${p.requestId} is ${p.status}`) });
+  /** One page: the request id at once (reported by `onAccepted`), the result as soon as it ends. */
+  const scrapeOne = (call: ToolCall, url: string, input: Omit<ScrapeInput, 'url'>, onAccepted: (id: string) => void, onProgress: (message: string) => void) =>
+    call.client.scrapeAndWait(scrapeRequest(url, input), {
+      pollMs,
+      timeoutMs: waitMs,
+      waitSeconds: SCRAPE_WAIT_SECONDS,
+      onAccepted: (id) => {
+        call.started.push({ id, kind: 'scrape' });
+        onAccepted(id);
+      },
+      onProgress: (p) => onProgress(`request ${p.requestId} is ${p.status}`),
+    });
 
   server.registerTool(
     'scrape',
     {
       title: 'Read a web page',
       description:
-        'Fetches one web page and returns its main content as markdown (or plain text), with its title and description; links and images on request. With prompt, a language model reads the page and the answer is the JSON it extracted. Long pages are cut at max_length characters; the answer says how to read on with get_result.',
+        'Fetches one web page and returns its main content as markdown (or plain text), with its title and description; links and images on request. With prompt, a language model reads the page and the answer is the JSON it extracted. Answers are at most max_length characters; a cut says how to read on with get_result. The first progress message names the request ID: if this call is cancelled or times out, the page is still read, and get_result with that request_id and kind "scrape" returns it.',
       inputSchema: scrapeInput,
       annotations: { title: 'Read a web page', ...READS_THE_WEB },
     },
     (input, extra) =>
-      run(extra, `Gleaner is reading ${input.url}`, async (client, progress) => {
-        try {
-          return text(renderPage(await scrapeOne(client, input.url, input, (m) => progress.update(m)), input));
-        } catch (err) {
-          if (err instanceof GleanerTimeoutError) return text(stillRunning(err, 'scrape'));
-          throw err;
-        }
-      }),
+      run(
+        extra,
+        `Gleaner is reading ${input.url}`,
+        async (call) => {
+          try {
+            const page = await scrapeOne(
+              call,
+              input.url,
+              input,
+              (id) => call.progress.update(`request ${id}: Gleaner is reading ${input.url} (if this call ends first, ${resumeHint(id, 'scrape')})`),
+              (m) => call.progress.update(m),
+            );
+            return text(renderPage(page, input));
+          } catch (err) {
+            if (err instanceof GleanerTimeoutError) return text(stillRunning(err, 'scrape'));
+            throw err;
+          }
+        },
+        { idFirst: true },
+      ),
   );
 
   server.registerTool(
     'scrape_many',
     {
       title: 'Read several web pages',
-      description: `Reads several web pages at once (${concurrency} at a time) and returns each one's content as markdown, in the order given, each cut at max_length characters. A page that fails is reported with Gleaner's error and does not stop the others.`,
+      description: `Reads several web pages at once (${concurrency} at a time) and returns each one's content as markdown, in the order given, each page's answer at most max_length characters. A page that fails is reported with Gleaner's error and does not stop the others. Progress messages list the request ID of every page started: if this call is cancelled or times out, the pages are still read, and get_result with a request_id and kind "scrape" returns each.`,
       inputSchema: scrapeManyInput,
       annotations: { title: 'Read several web pages', ...READS_THE_WEB },
     },
     (input, extra) =>
-      run(extra, `0 of ${input.urls.length} pages read`, async (client, progress) => {
+      run(extra, `0 of ${input.urls.length} pages read`, async (call) => {
         const { urls, ...rest } = input;
         let done = 0;
         let failed = 0;
+        const ids = new Map<string, string>();
+        const report = () =>
+          call.progress.update(
+            `${done} of ${urls.length} pages read${failed ? ` (${failed} failed)` : ''}; request IDs so far (for get_result with kind "scrape" if this call ends first): ${urls.flatMap((u) => (ids.has(u) ? [`${u} ${ids.get(u)}`] : [])).join(', ')}`,
+          );
         const pages = await mapBounded(urls, concurrency, async (url) => {
           try {
-            return { ok: true, text: renderPage(await scrapeOne(client, url, rest, () => undefined), rest) };
+            const page = await scrapeOne(
+              call,
+              url,
+              rest,
+              (id) => {
+                ids.set(url, id);
+                report();
+              },
+              () => undefined,
+            );
+            return { ok: true, text: renderPage(page, rest) };
           } catch (err) {
-            if (extra.signal.aborted) throw err;
+            if (call.signal.aborted) throw err;
             failed++;
             return { ok: false, text: err instanceof GleanerTimeoutError ? stillRunning(err, 'scrape') : `Failed: ${describeError(err, options.baseUrl)}` };
           } finally {
             done++;
-            progress.update(`${done} of ${urls.length} pages read${failed ? ` (${failed} failed)` : ''}`);
+            report();
           }
         });
         const sections = pages.map((page, i) => `<page index="${i + 1}" url="${urls[i]}">\n${page.text}\n</page>`);
@@ -131,14 +203,14 @@ export function createGleanerMcpServer(options: GleanerMcpOptions): McpServer {
       annotations: { title: 'Select elements of a web page', ...READS_THE_WEB },
     },
     (input, extra) =>
-      run(extra, `Gleaner is reading ${input.url}`, async (client, progress) => {
+      run(extra, `Gleaner is reading ${input.url}`, async ({ client, progress, signal }) => {
         const submitted = await client.select({ url: input.url, selector: input.selector, use_llm: false });
         let result: SelectSubmitResponse | SelectStatus = submitted;
         // The v1 status of a request can be read 3 times: two reads here, spaced out, leave one for get_result.
         for (const wait of [pollMs, 3 * pollMs]) {
           if (!('status' in result) || result.status === 'completed') break;
           progress.update(`request ${submitted.request_id} is ${result.status}`);
-          await sleep(wait, undefined, { signal: extra.signal });
+          await sleep(wait, undefined, { signal });
           const status = await client.getSelect(submitted.request_id);
           if (status.status === 'failed') return errorText(`Select request ${submitted.request_id} failed (HTTP ${status.status_code ?? 500}): ${status.details ?? 'processing failed'}`);
           result = status;
@@ -155,27 +227,38 @@ export function createGleanerMcpServer(options: GleanerMcpOptions): McpServer {
     {
       title: 'Read a document',
       description:
-        'Downloads a document and returns its text: PDF (text or scanned, read by OCR), Word (doc, docx), images (jpg, png, tiff, heic; OCR) and text files, as markdown or plain text. Pages of multi-page documents are labelled "=== Page N of M ==="; pages selects some of them. Large documents take a while: progress reports pages done.',
+        'Downloads a document and returns its text: PDF (text or scanned, read by OCR), Word (doc, docx), RTF, Excel (xlsx, xls), CSV, PowerPoint (pptx), OpenDocument (odt, ods, odp), EPUB, HTML, markdown, images (jpg, png, tiff, heic; OCR) and text files, as markdown (tables as pipe tables) or plain text. Pages of multi-page documents are labelled "=== Page N of M ===" (a sheet, a slide and an EPUB chapter are each a page); pages selects some of them. Answers are at most max_length characters; a cut says how to read on with get_result. Large documents take a while: progress reports pages done, and the first progress message names the request ID: if this call is cancelled or times out, the document is still read, and get_result with that request_id and kind "parse_document" returns it.',
       inputSchema: parseDocumentInput,
       annotations: { title: 'Read a document', ...READS_THE_WEB },
     },
     (input, extra) =>
-      run(extra, `Gleaner is fetching ${input.url}`, async (client, progress) => {
-        try {
-          const parsed = await client.parseAndWait(
-            { url: input.url, ...(input.type ? { type: input.type } : {}), output: input.format === 'text' ? 'plain' : 'markdown' },
-            {
-              pollMs,
-              timeoutMs: waitMs,
-              onProgress: (p) => progress.update(p.pagesTotal ? `request ${p.requestId}: ${p.pagesDone ?? 0} of ${p.pagesTotal} pages parsed` : `request ${p.requestId} is being parsed`),
-            },
-          );
-          return text(renderDocument({ ...parsed, url: input.url }, input));
-        } catch (err) {
-          if (err instanceof GleanerTimeoutError) return text(stillRunning(err, 'parse_document'));
-          throw err;
-        }
-      }),
+      run(
+        extra,
+        `Gleaner is fetching ${input.url}`,
+        async ({ client, progress, started }) => {
+          try {
+            const parsed = await client.parseAndWait(
+              { url: input.url, ...(input.type ? { type: input.type } : {}), output: input.format === 'text' ? 'plain' : 'markdown' },
+              {
+                pollMs,
+                timeoutMs: waitMs,
+                // Short waits: each read that finds the document still running reports its pages.
+                waitSeconds: Math.max(1, Math.round(pollMs / 1000)),
+                onAccepted: (id) => {
+                  started.push({ id, kind: 'parse_document' });
+                  progress.update(`request ${id}: Gleaner is fetching ${input.url} (if this call ends first, ${resumeHint(id, 'parse_document')})`);
+                },
+                onProgress: (p) => progress.update(p.pagesTotal ? `request ${p.requestId}: ${p.pagesDone ?? 0} of ${p.pagesTotal} pages parsed` : `request ${p.requestId} is being parsed`),
+              },
+            );
+            return text(renderDocument({ ...parsed, url: input.url }, input));
+          } catch (err) {
+            if (err instanceof GleanerTimeoutError) return text(stillRunning(err, 'parse_document'));
+            throw err;
+          }
+        },
+        { idFirst: true },
+      ),
   );
 
   server.registerTool(
@@ -183,18 +266,19 @@ export function createGleanerMcpServer(options: GleanerMcpOptions): McpServer {
     {
       title: 'Get a request result',
       description:
-        'Reads a Gleaner request by its ID: whether it is still running, and its content once it is done. Use it for a request an earlier call left running, or with start_index to read on where a long answer was cut.',
+        'Reads a Gleaner request by its ID: whether it is still running, and its content once it is done. Use it for a request an earlier call left running (also one cancelled or timed out: its ID is in that call\'s progress messages), or with start_index (and the same pages, for a document) to read on where a long answer was cut.',
       inputSchema: getResultInput,
       annotations: { title: 'Get a request result', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
-    (input, extra) => run(extra, `Reading request ${input.request_id}`, (client) => readResult(client, input)),
+    (input, extra) => run(extra, `Reading request ${input.request_id}`, ({ client }) => readResult(client, input)),
   );
 
   return server;
 }
 
 async function readResult(client: GleanerClient, input: GetResultInput): Promise<CallToolResult> {
-  const id = input.request_id;
+  // Gleaner writes request ids in lower case; a UUID read back in upper case is the same one.
+  const id = input.request_id.toLowerCase();
   const kinds = input.kind ? [input.kind] : (['scrape', 'parse_document'] as const);
   for (const kind of kinds) {
     try {
@@ -211,12 +295,12 @@ async function readResult(client: GleanerClient, input: GetResultInput): Promise
           const pages = status.pagesTotal ? ` (${status.pagesDone ?? 0} of ${status.pagesTotal} pages parsed)` : '';
           return text(`Document request ${id} is still being parsed${pages}. Call get_result again in a little while.`);
         }
-        return text(renderDocument(parseStatusDocument(status), { max_length: input.max_length, startIndex: input.start_index }));
+        return text(renderDocument(parseStatusDocument(status), { pages: input.pages, max_length: input.max_length, startIndex: input.start_index }));
       }
       const status = await client.getSelect(id);
       if (status.status === 'failed') return errorText(`Select request ${id} failed (HTTP ${status.status_code ?? 500}): ${status.details ?? 'processing failed'}`);
       if (status.status !== 'completed') return text(`Select request ${id} is still ${status.status}.`);
-      return text(renderSelection('(see request)', '(see request)', status, { include_html: false, max_length: input.max_length }));
+      return text(renderSelection(null, null, status, { include_html: false, max_length: input.max_length }));
     } catch (err) {
       // Not this kind of request: try the next one.
       if (!input.kind && err instanceof GleanerApiError && err.status === 404) continue;
@@ -236,6 +320,14 @@ function errorText(value: string): CallToolResult {
 
 function stillRunning(err: GleanerTimeoutError, kind: 'scrape' | 'parse_document'): string {
   return `Gleaner is still working on request ${err.requestId} after ${Math.round(err.waitedMs / 1000)} s. Call get_result with request_id "${err.requestId}" and kind "${kind}" later to read the result.`;
+}
+
+/** The tool error of a call ended by the host's shutdown: what it had started goes on, and how to read it. */
+function shuttingDown(started: ToolCall['started']): string {
+  const first = 'Gleaner is shutting down (its gateway is stopping), so this call ends here.';
+  if (started.length === 0) return `${first} Nothing was started: call the tool again once Gleaner is back.`;
+  const each = started.map(({ id, kind }) => resumeHint(id, kind)).join('; ');
+  return `${first} What it started goes on in Gleaner: once Gleaner is back, ${each}.`;
 }
 
 function abortError(): Error {

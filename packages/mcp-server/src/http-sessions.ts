@@ -7,25 +7,40 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 /** Who opened a session: only requests authenticated as the same owner may use it. */
 export interface SessionOwner {
   id: string;
+  /** The tenant the owner belongs to (the gateway: an API key's account), capped as a whole. */
+  accountId: string;
 }
 
 export interface McpHttpSessionsOptions<O extends SessionOwner> {
-  /** The MCP server of a new session, acting for its owner. */
-  createServer(owner: O): McpServer;
+  /**
+   * The MCP server of a new session, acting for its owner. `stopping` is aborted by closeAll:
+   * its calls still running must then answer (a tool error naming the shutdown).
+   */
+  createServer(owner: O, stopping: AbortSignal): McpServer;
   /** A session with no request open for this long is closed. */
   idleMs: number;
   /** Sessions one owner may hold; opening one more closes that owner's least recently used. */
   maxPerOwner: number;
+  /** Sessions all the owners of one account may hold; one more closes the account's least recently used. */
+  maxPerAccount: number;
 }
 
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   ownerId: string;
+  accountId: string;
   /** HTTP requests of this session still open (a long tool call, a GET event stream). */
   open: number;
+  /** POSTs among them: messages whose answers have not all gone out yet. */
+  posts: number;
   lastActive: number;
 }
+
+/** Sessions whose end is remembered, to tell their owner why with the 404; the oldest are forgotten first. */
+const ENDED_REMEMBERED = 10_000;
+/** How long closeAll waits for the answers of the calls it ended. */
+const CLOSE_GRACE_MS = 5_000;
 
 /**
  * MCP's Streamable HTTP transport with sessions, for node's http (express passes its req/res).
@@ -37,6 +52,9 @@ interface Session {
  */
 export class McpHttpSessions<O extends SessionOwner> {
   private readonly sessions = new Map<string, Session>();
+  /** Why this process ended a session (evicted, idle), kept for its owner's next request. */
+  private readonly ended = new Map<string, { ownerId: string; reason: string }>();
+  private readonly stopping = new AbortController();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly options: McpHttpSessionsOptions<O>) {
@@ -54,7 +72,11 @@ export class McpHttpSessions<O extends SessionOwner> {
     if (typeof sessionId === 'string') {
       const session = this.sessions.get(sessionId);
       // Another key's session is answered as unknown: its id says nothing to anyone else.
-      if (!session || session.ownerId !== owner.id) return jsonRpcError(res, 404, -32001, 'Session not found: start a new session with initialize');
+      if (!session || session.ownerId !== owner.id) {
+        const ended = this.ended.get(sessionId);
+        const why = ended?.ownerId === owner.id ? ended.reason : 'Session not found';
+        return jsonRpcError(res, 404, -32001, `${why}: start a new session with initialize`);
+      }
       return this.serve(session, req, res, body);
     }
     const initializes = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
@@ -62,14 +84,21 @@ export class McpHttpSessions<O extends SessionOwner> {
     return jsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first and then the session id it answers with');
   }
 
-  /** Closes every session (shutdown): their open event streams end, so the HTTP server can close. */
+  /**
+   * Closes every session (shutdown). Calls still running are ended first and their answers (tool
+   * errors naming the shutdown) sent, for at most CLOSE_GRACE_MS; then the sessions close, and
+   * their open event streams with them, so the HTTP server can close.
+   */
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
+    this.stopping.abort(new Error('the server is shutting down'));
+    const deadline = Date.now() + CLOSE_GRACE_MS;
+    while ([...this.sessions.values()].some((s) => s.posts > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     await Promise.all([...this.sessions.values()].map((s) => this.close(s)));
   }
 
   private async open(req: IncomingMessage, res: ServerResponse, body: unknown, owner: O): Promise<void> {
-    const server = this.options.createServer(owner);
+    const server = this.options.createServer(owner, this.stopping.signal);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -77,7 +106,7 @@ export class McpHttpSessions<O extends SessionOwner> {
         this.evictOverLimit(session);
       },
     });
-    const session: Session = { transport, server, ownerId: owner.id, open: 0, lastActive: Date.now() };
+    const session: Session = { transport, server, ownerId: owner.id, accountId: owner.accountId, open: 0, posts: 0, lastActive: Date.now() };
     // Chained by the server's connect: DELETE, close() and closeAll() all end here.
     transport.onclose = () => {
       if (transport.sessionId && this.sessions.get(transport.sessionId) === session) this.sessions.delete(transport.sessionId);
@@ -89,32 +118,66 @@ export class McpHttpSessions<O extends SessionOwner> {
   }
 
   private async serve(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const post = req.method === 'POST';
     session.open++;
+    if (post) session.posts++;
     session.lastActive = Date.now();
     res.once('close', () => {
       session.open--;
+      if (post) session.posts--;
       session.lastActive = Date.now();
     });
     await session.transport.handleRequest(req, res, body);
   }
 
-  /** Over the owner's limit, the newest session stays and the least recently used go, idle ones first. */
   private evictOverLimit(newest: Session): void {
-    const others = [...this.sessions.values()]
-      .filter((s) => s.ownerId === newest.ownerId && s !== newest)
+    for (const [session, reason] of this.sessionsOverCaps(newest)) void this.close(session, reason);
+  }
+
+  /**
+   * Every session cap, in this one place: the sessions to close now that `newest` is open. Over
+   * its owner's cap or its account's, the newest stays and the least recently used go, idle ones
+   * first: the owner's own first, then any of the account's (an account's many keys cannot hold
+   * more than its cap: issue 37, 500 keys held 5,000 sessions). Each with the reason its owner is told.
+   */
+  private sessionsOverCaps(newest: Session): Map<Session, string> {
+    const sameAccount = [...this.sessions.values()]
+      .filter((s) => s.accountId === newest.accountId && s !== newest)
       .sort((a, b) => Number(a.open > 0) - Number(b.open > 0) || a.lastActive - b.lastActive);
-    for (const session of others.slice(0, Math.max(0, others.length + 1 - this.options.maxPerOwner))) void this.close(session);
+    const sameOwner = sameAccount.filter((s) => s.ownerId === newest.ownerId);
+    const closing = new Map<Session, string>();
+    const ownerReason = `Session ended: this API key opened more than ${this.options.maxPerOwner} MCP sessions (MCP_SESSIONS_PER_KEY), and this was its least recently used`;
+    for (const session of sameOwner.slice(0, Math.max(0, sameOwner.length + 1 - this.options.maxPerOwner))) closing.set(session, ownerReason);
+    const staying = sameAccount.filter((s) => !closing.has(s));
+    const accountReason = `Session ended: this account's API keys opened more than ${this.options.maxPerAccount} MCP sessions (MCP_SESSIONS_PER_ACCOUNT), and this was its least recently used`;
+    for (const session of staying.slice(0, Math.max(0, staying.length + 1 - this.options.maxPerAccount))) closing.set(session, accountReason);
+    return closing;
   }
 
   private closeIdle(): void {
     const cutoff = Date.now() - this.options.idleMs;
-    for (const session of this.sessions.values()) if (session.open === 0 && session.lastActive < cutoff) void this.close(session);
+    const reason = `Session ended after ${secondsOrMinutes(this.options.idleMs)} without a request (MCP_SESSION_IDLE_MS)`;
+    for (const session of this.sessions.values()) if (session.open === 0 && session.lastActive < cutoff) void this.close(session, reason);
   }
 
-  private async close(session: Session): Promise<void> {
-    if (session.transport.sessionId) this.sessions.delete(session.transport.sessionId);
+  /** Closes a session; `reason`, when given, is what its owner's next request with its id is told. */
+  private async close(session: Session, reason?: string): Promise<void> {
+    const id = session.transport.sessionId;
+    if (id) {
+      this.sessions.delete(id);
+      if (reason) this.remember(id, session.ownerId, reason);
+    }
     await session.server.close().catch(() => undefined);
   }
+
+  private remember(id: string, ownerId: string, reason: string): void {
+    this.ended.set(id, { ownerId, reason });
+    if (this.ended.size > ENDED_REMEMBERED) this.ended.delete(this.ended.keys().next().value!);
+  }
+}
+
+function secondsOrMinutes(ms: number): string {
+  return ms >= 120_000 ? `${Math.round(ms / 60_000)} minutes` : `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 /** The SDK's own error shape for transport-level refusals (no id: it answers no particular request). */

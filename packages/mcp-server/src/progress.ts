@@ -20,16 +20,21 @@ export class ProgressReporter {
   private message: string;
   private readonly timer: NodeJS.Timeout | null;
 
+  /**
+   * `untilUpdate`: the first message waits for the first update (a submit's answer naming the
+   * request id, a few milliseconds away) or else the first heartbeat, so that it carries the id.
+   */
   constructor(
     private readonly channel: ProgressChannel,
     intervalMs: number,
     firstMessage: string,
+    { untilUpdate = false } = {},
   ) {
     this.message = firstMessage;
     const token = channel._meta?.progressToken;
     this.timer = token === undefined ? null : setInterval(() => this.send(), intervalMs);
     this.timer?.unref();
-    this.send();
+    if (!untilUpdate) this.send();
   }
 
   /** Reports a new state now (and in the following heartbeats). */

@@ -10,7 +10,11 @@ export function toolError(err: unknown, baseUrl: string): CallToolResult {
   return { content: [{ type: 'text', text: describeError(err, baseUrl) }], isError: true };
 }
 
+/** A call Gleaner answered that the tool cannot answer as asked (pages naming no page): its message is the tool error. */
+export class AnswerError extends Error {}
+
 export function describeError(err: unknown, baseUrl: string): string {
+  if (err instanceof AnswerError) return err.message;
   if (err instanceof GleanerApiError) {
     const details = 'details' in err.body && Array.isArray(err.body.details) && err.body.details.length ? ` (${err.body.details.join('; ')})` : '';
     return `Gleaner answered HTTP ${err.status}: ${err.body.error}${details}${HINTS[err.status]?.(err) ?? ''}`;
@@ -27,7 +31,8 @@ export function describeError(err: unknown, baseUrl: string): string {
 
 const HINTS: Record<number, (err: GleanerApiError) => string> = {
   401: () => '. The API key was not accepted.',
-  403: () => '. The API key lacks the scope this tool needs (scrape or parse).',
+  // A gateway before issue 36 names no scope in its 403.
+  403: (err) => ('details' in err.body && err.body.details?.length ? '' : '. The API key lacks the scope this tool needs (scrape or parse).'),
   429: (err) => `. Wait${err.retryAfterSeconds !== null ? ` ${err.retryAfterSeconds} s` : ''} before calling again.`,
 };
 

@@ -63,7 +63,7 @@ function maxLength(defaultLength: number) {
     .min(100)
     .max(MAX_MAX_LENGTH)
     .default(defaultLength)
-    .describe(`Longest text to return, in characters (default ${defaultLength}). Longer content is cut and the answer says how to read on.`);
+    .describe(`Longest answer, in characters, everything included: header, content, and links and images when asked for (default ${defaultLength}). Longer content is cut and the answer says how to read on.`);
 }
 
 export const scrapeInput = z.strictObject({
@@ -81,7 +81,7 @@ export const scrapeManyInput = z.strictObject({
     .describe(`The pages to read, 1 to ${MAX_URLS} absolute http(s) URLs. They are fetched a few at a time; a page that fails does not stop the others.`),
   ...scrapeApiOptions,
   ...pagePresentation,
-  max_length: maxLength(DEFAULT_MAX_LENGTH_EACH).describe(`Longest text to return for each page, in characters (default ${DEFAULT_MAX_LENGTH_EACH}).`),
+  max_length: maxLength(DEFAULT_MAX_LENGTH_EACH).describe(`Longest answer for each page, in characters, its links and images included (default ${DEFAULT_MAX_LENGTH_EACH}).`),
 });
 
 export const selectInput = z.strictObject({
@@ -95,31 +95,34 @@ export const selectInput = z.strictObject({
   max_length: maxLength(DEFAULT_MAX_LENGTH),
 });
 
+const pagesInput = z
+  .string()
+  .regex(/^\s*\d+\s*(-\s*\d+\s*)?(,\s*\d+\s*(-\s*\d+\s*)?)*$/, 'must be page numbers and ranges such as "3" or "1-3,7"')
+  .optional();
+
 export const parseDocumentInput = z.strictObject({
-  url: httpUrl.describe('URL of the document or image: PDF (text or scanned), Word (doc, docx), image for OCR (jpg, png, tiff, heic) or text file.'),
+  url: httpUrl.describe('URL of the document or image: PDF (text or scanned), Word (doc, docx), RTF, Excel (xlsx, xls), CSV, PowerPoint (pptx), OpenDocument (odt, ods, odp), EPUB, HTML, markdown, image for OCR (jpg, png, tiff, heic) or text file.'),
   type: z
     .enum(DOCUMENT_TYPES)
     .optional()
     .describe('A hint of the file type; Gleaner detects the real type from the file itself, so leave it out unless the URL is ambiguous.'),
   format: z.enum(['markdown', 'text']).default('markdown').describe('markdown marks headings and lists; text is plain text.'),
-  pages: z
-    .string()
-    .regex(/^\s*\d+\s*(-\s*\d+\s*)?(,\s*\d+\s*(-\s*\d+\s*)?)*$/, 'must be page numbers and ranges such as "3" or "1-3,7"')
-    .optional()
-    .describe('Only these pages of a multi-page document, 1-based, e.g. "1-3,7" (default: all pages, up to max_length).'),
+  pages: pagesInput.describe('Only these pages of a multi-page document, 1-based, e.g. "1-3,7" (default: all pages, up to max_length).'),
   max_length: maxLength(DEFAULT_MAX_LENGTH),
 });
 
 export const getResultInput = z.strictObject({
   request_id: z
     .string()
-    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a Gleaner request ID (a UUID)')
+    // Both cases in the pattern itself: a JSON Schema pattern carries no flags.
+    .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a Gleaner request ID (a UUID)')
     .describe('The request ID an earlier scrape, select or parse_document answer gave.'),
   kind: z
     .enum(['scrape', 'parse_document', 'select'])
     .optional()
     .describe('Which tool made the request; when left out, scrape and then parse_document are tried (select only when named: its status can be read 3 times).'),
   start_index: z.number().int().min(0).default(0).describe('Character offset to start from, to read on where a cut answer stopped.'),
+  pages: pagesInput.describe('parse_document only: the pages the earlier answer showed ("1-3,7"), so that start_index reads on in them.'),
   ...pagePresentation,
   max_length: maxLength(DEFAULT_MAX_LENGTH),
 });

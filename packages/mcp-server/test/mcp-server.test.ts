@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import type http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -14,17 +15,18 @@ import { serviceEnv } from '../../../tests/support/env.js';
 import { startGatewayProcess, type GatewayProcess } from '../../../tests/support/gateway-process.js';
 import { handWrittenPdf } from '../../../tests/support/hand-written-pdf.js';
 import { html, startPageServer } from '../../../tests/support/page-server.js';
-import { jsonLines, startService, type ServiceProcess } from '../../../tests/support/processes.js';
+import { jsonLines, REPO_ROOT, startService, type ServiceProcess } from '../../../tests/support/processes.js';
 import { deleteKeysWithPrefix, testPrefix } from '../../../tests/support/redis.js';
 import { waitFor } from '../../../tests/support/webhook-receiver.js';
 import { reportFigures } from '../../../tests/support/figures.js';
+import { STDIO_VARIABLES } from '../src/stdio.js';
 
 /**
  * The MCP server against a real Gleaner: gateway, scraper-worker and parser-worker processes on
  * real Redis, pages and documents served by a local HTTP server. Each test runs on both
- * transports, driven by the SDK's own client: stdio (the built `gleaner-mcp` bin, as `npx` runs
- * it) and Streamable HTTP (the gateway's /mcp). The 2 s window makes slow work answer 202 so the
- * tools follow it on the status endpoints; tools poll every 300 ms.
+ * transports, driven by the SDK's own client: stdio (the `gleaner-mcp` bin of the tarball `pnpm
+ * pack` makes, installed as npm would) and Streamable HTTP (the gateway's /mcp). The 2 s window
+ * makes slow work answer 202 so the tools follow it on the status endpoints; tools poll every 300 ms.
  */
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const prefix = testPrefix('mcp');
@@ -35,6 +37,9 @@ const BIG_PAGES = 600;
 const bigPdf = handWrittenPdf(Array.from({ length: BIG_PAGES }, (_, p) => Array.from({ length: 40 }, (_, l) => `Sheet ${p + 1} row ${l + 1}: ${LINE}`)));
 const reportPdf = handWrittenPdf([['Quarterly report', 'Revenue grew by 12 percent.'], ['Costs', 'Costs fell by 3 percent.'], ['Outlook', 'The outlook is stable.']]);
 const longArticle = Array.from({ length: 40 }, (_, i) => `<p>Paragraph ${i + 1}: ${LINE} ${LINE}</p>`).join('');
+const gallery = `${longArticle}<ul>${Array.from({ length: 300 }, (_, i) => `<li><a href="/gallery/item-${i}">Gallery item ${i}, with a caption long enough to count</a></li>`).join('')}</ul>${Array.from({ length: 150 }, (_, i) => `<img src="/gallery/photo-${i}.jpg" alt="Photo ${i} of the harbour at dusk">`).join('')}`;
+/** The slow page answers after 2.5 s: past the 2 s window. */
+const SLOW_PAGE_MS = 2_500;
 
 let pages: Awaited<ReturnType<typeof startPageServer>>;
 let gateway: GatewayProcess;
@@ -44,19 +49,50 @@ let parseOnlyKey: string;
 let anthropic: FakeProvider<AnthropicScript>;
 /** Responses of /docs/endless.pdf still open: it never ends while the test runs. */
 const endless = new Set<http.ServerResponse>();
+/** Where the packed tarball is installed; its bin is what the stdio transport runs. */
+let installed: { dir: string; bin: string; tarball: string };
+
+/**
+ * `pnpm --filter @gleaner/mcp-server tarball` (build, then `pnpm pack` of dist/), installed as npm
+ * installs it: the tarball's files in node_modules/gleaner-mcp, its dependencies beside it at the
+ * exact versions its manifest names (the workspace's own copies: tests download nothing).
+ */
+function installPackedTarball(): typeof installed {
+  const packed = spawnSync('pnpm', ['tarball'], { cwd: packageRoot, encoding: 'utf8' });
+  expect({ status: packed.status, stderr: packed.stderr }).toEqual({ status: 0, stderr: '' });
+  const manifest = JSON.parse(readFileSync(path.join(packageRoot, 'dist/package.json'), 'utf8')) as { name: string; version: string; bin: Record<string, string>; dependencies: Record<string, string> };
+  const tarball = path.join(packageRoot, `${manifest.name}-${manifest.version}.tgz`);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gleaner-mcp-installed-'));
+  const home = path.join(dir, 'node_modules', manifest.name);
+  mkdirSync(home, { recursive: true });
+  const untar = spawnSync('tar', ['-xzf', tarball, '-C', home, '--strip-components=1'], { encoding: 'utf8' });
+  expect(untar.status).toBe(0);
+  for (const [dependency, version] of Object.entries(manifest.dependencies)) {
+    const source = realpathSync(path.join(packageRoot, 'node_modules', dependency));
+    expect({ dependency, version: (JSON.parse(readFileSync(path.join(source, 'package.json'), 'utf8')) as { version: string }).version }).toEqual({ dependency, version });
+    mkdirSync(path.dirname(path.join(dir, 'node_modules', dependency)), { recursive: true });
+    symlinkSync(source, path.join(dir, 'node_modules', dependency));
+  }
+  return { dir, bin: path.join(home, manifest.bin['gleaner-mcp']), tarball };
+}
 
 beforeAll(async () => {
-  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: packageRoot, encoding: 'utf8' });
-  expect({ status: build.status, stderr: build.stderr }).toEqual({ status: 0, stderr: '' });
+  installed = installPackedTarball();
   pages = await startPageServer({
     '/article': html(
       '<article><h1>Harbour news</h1><p>The harbour reopened on Monday after a week of storms, and the first ferries left at dawn.</p><p>Fishermen said the damage was smaller than feared. <a href="/timetable">Ferry timetable</a> and <a href="https://example.org/storms">storm report</a>.</p><img src="/ferry.jpg" alt="The first ferry"></article>',
       '<title>Harbour news</title><meta name="description" content="The harbour reopened.">',
     ),
     '/long': html(`<article><h1>Long read</h1>${longArticle}</article>`, '<title>Long read</title>'),
+    '/gallery': html(`<article><h1>Gallery</h1>${gallery}</article>`, '<title>Gallery</title>'),
+    '/slow': async (_req, res) => {
+      await new Promise((r) => setTimeout(r, SLOW_PAGE_MS));
+      html('<article><h1>Slow news</h1><p>The slow page finally arrived, well after the window had closed.</p></article>', '<title>Slow news</title>')(_req, res);
+    },
     '/prices': html('<h1>Prices</h1><table class="prices"><tr><td>Apples</td><td>2.10</td></tr><tr><td>Pears</td><td>3.40</td></tr></table><p class="note">Prices include tax.</p>', '<title>Prices</title>'),
     '/docs/notes.txt': (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('Meeting notes:\nThe budget was approved.\fSecond page: the picnic is on Friday.\n'),
     '/docs/report.pdf': (_req, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(reportPdf),
+    '/docs/one-long-page.txt': (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(Array.from({ length: 60 }, (_, i) => `Line ${i + 1}: ${LINE}`).join('\n')),
     // Slow: the file comes after 2.5 s (past the 2 s window), then takes a while to parse.
     '/docs/big.pdf': async (_req, res) => {
       await new Promise((r) => setTimeout(r, 2500));
@@ -73,7 +109,7 @@ beforeAll(async () => {
   await Promise.all(workers.map((w) => w.waitFor(/ready/)));
   apiKey = await createKeyWithCli('mcp-account', env);
   parseOnlyKey = await createKeyWithCli('mcp-account', env, 'parse');
-  // Every /mcp request and every API call a tool makes counts: the default 60 a minute is not enough for the whole file.
+  // Every submit a tool makes counts: the default 60 a minute is not enough for the whole file.
   await gleanerCli(['accounts', 'set-rate-limit', 'mcp-account', '100000'], env);
   // LLM mode: the scraper-worker calls this stand-in of the Anthropic Messages API.
   anthropic = await startFakeAnthropic();
@@ -81,6 +117,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  if (installed) rmSync(installed.dir, { recursive: true, force: true });
   for (const res of endless) res.destroy();
   await Promise.all([gateway?.process.kill(), ...workers.map((w) => w.kill())]);
   await pages?.close();
@@ -97,7 +134,7 @@ async function connect(transport: TransportName, key = apiKey): Promise<Client> 
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [path.join(packageRoot, 'dist/cli.js')],
+        args: [installed.bin],
         env: { GLEANER_URL: gateway.url, GLEANER_API_KEY: key, GLEANER_MCP_POLL_MS: String(POLL_MS), PATH: process.env.PATH ?? '' },
         stderr: 'pipe',
       }),
@@ -146,8 +183,52 @@ describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport
     // scrape and scrape_many take the same API options, from one place.
     for (const option of ['use_cache', 'prompt', 'schema', 'llm_key_id']) expect(byName.scrape_many.properties[option]).toEqual(byName.scrape.properties[option]);
     expect(byName.select.required).toEqual(['url', 'selector']);
-    expect(byName.parse_document.properties.type).toMatchObject({ enum: ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'] });
+    expect(byName.parse_document.properties.type).toMatchObject({ enum: ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic', 'xlsx', 'xls', 'ods', 'csv', 'pptx', 'odp', 'odt', 'rtf', 'epub', 'html', 'md'] });
     expect(byName.get_result.properties.kind).toMatchObject({ enum: ['scrape', 'parse_document', 'select'] });
+    // A JSON Schema pattern has no flags: upper-case IDs must match the pattern itself.
+    const idPattern = new RegExp(String(byName.get_result.properties.request_id.pattern));
+    expect(['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', '0190A1B2-C3D4-7E5F-8A9B-0C1D2E3F4A5B'].map((id) => idPattern.test(id))).toEqual([true, true]);
+    // The tools that start requests say how to resume one whose call ended first.
+    const described = Object.fromEntries(tools.map((t) => [t.name, t.description!]));
+    for (const [name, kind] of [['scrape', 'scrape'], ['scrape_many', 'scrape'], ['parse_document', 'parse_document']]) {
+      expect(described[name]).toMatch(/progress messages? (names|list) the request ID/i);
+      expect(described[name]).toContain(`get_result with ${name === 'scrape_many' ? 'a' : 'that'} request_id and kind "${kind}"`);
+    }
+  });
+
+  it('a call cancelled before Gleaner answered names its request in the first progress message, and get_result reads the result later', async () => {
+    const controller = new AbortController();
+    const progress: Progress[] = [];
+    const running = client.callTool({ name: 'scrape', arguments: { url: `${pages.url}/slow` } }, CallToolResultSchema, {
+      signal: controller.signal,
+      timeout: 60_000,
+      onprogress: (p) => {
+        progress.push(p);
+        controller.abort('cancelled at the first progress message');
+      },
+    });
+    await expect(running).rejects.toThrow(/cancelled at the first progress message/);
+    // Long before the page (2.5 s) or the window (2 s): the id came with the submit's answer.
+    expect(progress).toHaveLength(1);
+    const id = /^request ([0-9a-f-]{36}): Gleaner is reading /.exec(progress[0].message ?? '')?.[1];
+    expect(id).toBeDefined();
+    expect(progress[0].message).toContain(`if this call ends first, call get_result with request_id "${id}" and kind "scrape"`);
+    await new Promise((r) => setTimeout(r, SLOW_PAGE_MS + 1_000));
+    const resumed = textOf(await call(client, 'get_result', { request_id: id!.toUpperCase(), kind: 'scrape' }));
+    expect(resumed).toContain('The slow page finally arrived');
+    expect(resumed).toContain(`Request ID: ${id}`);
+  }, 30_000);
+
+  it('max_length bounds the whole answer, links and images included', async () => {
+    const result = textOf(await call(client, 'scrape', { url: `${pages.url}/gallery`, max_length: 1000, include_links: true, include_images: true }));
+    expect(result.length).toBeLessThanOrEqual(1000);
+    expect(result).toContain('Paragraph 1:');
+    expect(result).toMatch(/## Links \(300\)\n- \[Gallery item 0/);
+    expect(result).toMatch(/## Images \(150\)\n- !\[Photo 0/);
+    expect(result).toMatch(/\(\d+ more not listed: a larger max_length shows more\)/);
+    const roomy = textOf(await call(client, 'scrape', { url: `${pages.url}/gallery`, max_length: 30_000, include_links: true, include_images: true }));
+    expect(roomy.length).toBeLessThanOrEqual(30_000);
+    expect(roomy).toContain('Paragraph 40:');
   });
 
   it('scrape answers markdown with the title and request id; links and images only on request', async () => {
@@ -239,8 +320,26 @@ describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport
 
     const requestId = /Request ID: ([0-9a-f-]{36})/.exec(text)![1];
     const again = textOf(await call(client, 'get_result', { request_id: requestId }));
-    expect(again).toContain('Type: pdf, 3 pages');
+    expect(again).toMatch(new RegExp(`^Document: ${pages.url}/docs/report\\.pdf\nType: pdf, 3 pages\n`));
     expect(again).toContain('Revenue grew by 12 percent.');
+  });
+
+  it('pages naming no page is an error giving the page count; a cut answer with pages reads on with get_result in those pages', async () => {
+    const none = await call(client, 'parse_document', { url: `${pages.url}/docs/report.pdf`, pages: '7-9' });
+    expect(none.isError).toBe(true);
+    expect(textOf(none)).toMatch(/^The document has 3 pages: pages "7-9" names none of them \(pages are numbered 1 to 3\)\. Request ID: [0-9a-f-]{36}\.$/);
+
+    // A one-page document asked for its page 1: cut, it reads on in get_result.
+    const first = textOf(await call(client, 'parse_document', { url: `${pages.url}/docs/one-long-page.txt`, type: 'txt', pages: '1', max_length: 1000 }));
+    expect(first.length).toBeLessThanOrEqual(1000);
+    expect(first).toContain('Type: txt, 1 page (showing 1)');
+    const note = /\[Cut at character ([\d,]+) of [\d,]+\. To read on, call get_result with request_id "([0-9a-f-]{36})", kind "parse_document", pages "1" and start_index (\d+)\.\]$/.exec(first);
+    expect(note).not.toBeNull();
+    expect(first).not.toContain('fewer pages');
+    const rest = textOf(await call(client, 'get_result', { request_id: note![2], kind: 'parse_document', pages: '1', start_index: Number(note![3]), max_length: 10_000 }));
+    expect(rest).toContain(`(From character ${note![1]} of `);
+    expect(rest).toContain(`Line 60: ${LINE}`);
+    expect(rest).not.toContain('[Cut at');
   });
 
   it('reports progress while a slow document is fetched and parsed, then answers with its text cut to max_length', async () => {
@@ -253,13 +352,13 @@ describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport
     expect(text).toMatch(/\[Cut at character [\d,]+ of [\d,]+\. To read on, call get_result with request_id "[0-9a-f-]{36}", kind "parse_document" and start_index \d+\.\]$/);
     const requestId = /Request ID: ([0-9a-f-]{36})/.exec(text)![1];
 
-    // Progress from the start (waiting inside the 2 s window), then the request id once it answered 202.
+    // Progress from the start, the request id in the first message, then the pages parsed.
     expect(progress.length).toBeGreaterThanOrEqual(3);
     const values = progress.map((p) => p.progress);
     expect(values).toEqual([...values].sort((a, b) => a - b));
     expect(new Set(values).size).toBe(values.length);
-    expect(progress[0].message).toBe(`Gleaner is fetching ${pages.url}/docs/big.pdf`);
-    expect(progress.some((p) => p.message?.startsWith(`request ${requestId}`))).toBe(true);
+    expect(progress[0].message).toBe(`request ${requestId}: Gleaner is fetching ${pages.url}/docs/big.pdf (if this call ends first, call get_result with request_id "${requestId}" and kind "parse_document")`);
+    expect(progress.some((p) => new RegExp(`^request ${requestId}: \\d+ of ${BIG_PAGES} pages parsed$`).test(p.message ?? ''))).toBe(true);
     reportFigures(`${transport}: ${progress.length} progress notifications over ${values.at(-1)} s: ${[...new Set(progress.map((p) => p.message))].join(' | ')}`);
   }, 120_000);
 
@@ -278,8 +377,8 @@ describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport
     await waitFor(() => (requestId ? statusReads(requestId) : 0), (n) => n >= 2, 30_000);
     controller.abort('the user changed their mind');
     await expect(running).rejects.toThrow(/the user changed their mind/);
-    // A read already under way may still land; then no more, for many poll intervals.
-    await new Promise((r) => setTimeout(r, POLL_MS * 2));
+    // A read already under way may still land (it waits up to 1 s for the end); then no more, for many poll intervals.
+    await new Promise((r) => setTimeout(r, 1_500));
     const afterCancel = statusReads(requestId!);
     await new Promise((r) => setTimeout(r, POLL_MS * 8));
     expect(statusReads(requestId!)).toBe(afterCancel);
@@ -311,7 +410,10 @@ describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport
     const limited = await connect(transport, parseOnlyKey);
     try {
       const result = await call(limited, 'scrape', { url: `${pages.url}/article` });
-      expect(result).toEqual({ content: [{ type: 'text', text: 'Gleaner answered HTTP 403: E004: API key lacks permission for this API. The API key lacks the scope this tool needs (scrape or parse).' }], isError: true });
+      expect(result).toEqual({
+        content: [{ type: 'text', text: "Gleaner answered HTTP 403: E004: API key lacks permission for this API (this API needs a key with the 'scrape' scope; this key has 'parse')" }],
+        isError: true,
+      });
       expect(textOf(await call(limited, 'parse_document', { url: `${pages.url}/docs/notes.txt` }))).toContain('Meeting notes:');
     } finally {
       await limited.close();
@@ -336,11 +438,11 @@ describe('/mcp on the gateway', () => {
     await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`)))).rejects.toThrow(/401|E004/);
   });
 
-  it('accepts the key as Authorization: Bearer, and counts /mcp requests against its rate limit', async () => {
+  it("accepts the key as Authorization: Bearer, and counts /mcp requests in the protocol's own log, ten times the key's limit", async () => {
     const res = await post({ authorization: `Bearer ${apiKey}` });
     expect(res.status).toBe(200);
     expect(res.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
-    expect(Number(res.headers.get('ratelimit-limit'))).toBeGreaterThan(0);
+    expect(res.headers.get('ratelimit-limit')).toBe(String(10 * 100_000));
     expect(res.headers.get('ratelimit-remaining')).not.toBeNull();
     await res.body?.cancel();
   });
@@ -374,6 +476,66 @@ describe('/mcp on the gateway', () => {
   });
 });
 
+describe('/mcp: what the key is charged for, and shutdown', () => {
+  it("counts the tools' submits against the key's limit, not protocol messages or the status reads while tools wait", async () => {
+    const LIMIT = 8;
+    const key = await createKeyWithCli('mcp-metered', env, 'scrape');
+    await gleanerCli(['accounts', 'set-rate-limit', 'mcp-metered', String(LIMIT)], env);
+    const client = await connect('streamable http', key);
+    try {
+      // Far more protocol messages than the key's limit...
+      for (let i = 0; i < 3 * LIMIT; i++) await client.listTools();
+      // ...then six pages, two of them past the 2 s window (followed on the status endpoint).
+      const urls = [`${pages.url}/article`, `${pages.url}/slow`, `${pages.url}/prices`, `${pages.url}/long`, `${pages.url}/slow?second`, `${pages.url}/article?again`];
+      const result = await call(client, 'scrape_many', { urls, max_length: 300 });
+      expect(textOf(result)).toMatch(/^6 of 6 pages read\./);
+    } finally {
+      await client.close();
+    }
+    // Six submits were counted, nothing else: the next request sees what is left of the limit.
+    const account = await fetch(`${gateway.url}/account`, { headers: { 'x-api-key': key } });
+    expect([account.status, account.headers.get('ratelimit-remaining')]).toEqual([200, String(LIMIT - 6 - 1)]);
+  }, 60_000);
+
+  it("a gateway shutting down ends a tool call still running with a tool error naming the shutdown and the request to resume, before it closes", async () => {
+    const own = await startGatewayProcess({ ...env, LOG_LEVEL: 'info', SHUTDOWN_DEADLINE_MS: '10000' });
+    const client = new Client({ name: 'gleaner-mcp-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${own.url}/mcp`), { requestInit: { headers: { 'x-api-key': apiKey } } }));
+    let requestId: string | undefined;
+    const running = client.callTool({ name: 'parse_document', arguments: { url: `${pages.url}/docs/endless.pdf` } }, CallToolResultSchema, {
+      timeout: 110_000,
+      onprogress: (p) => {
+        requestId ??= /^request ([0-9a-f-]{36})/.exec(p.message ?? '')?.[1];
+      },
+    });
+    try {
+      await waitFor(() => requestId, (id) => id !== undefined, 20_000);
+      const signalled = Date.now();
+      const stopped = own.process.kill('SIGTERM');
+      const result = (await running) as CallToolResult;
+      const answeredMs = Date.now() - signalled;
+      expect(result).toEqual({
+        content: [
+          {
+            type: 'text',
+            text: `Gleaner is shutting down (its gateway is stopping), so this call ends here. What it started goes on in Gleaner: once Gleaner is back, call get_result with request_id "${requestId}" and kind "parse_document".`,
+          },
+        ],
+        isError: true,
+      });
+      // Well before the client's own timeout: the answer came with the shutdown.
+      expect(answeredMs).toBeLessThan(5_000);
+      await stopped;
+      expect(own.alive()).toBe(false);
+      expect(own.process.output()).not.toMatch(/shutdown step failed|shutdown deadline reached/);
+    } finally {
+      await client.close().catch(() => undefined);
+      await own.process.kill('SIGKILL');
+      for (const res of endless) res.destroy();
+    }
+  }, 60_000);
+});
+
 describe('the gleaner-mcp package', () => {
   it('is built for publishing: a bin for npx, the SDK and zod as its only dependencies, the workspace client bundled', () => {
     const dist = path.join(packageRoot, 'dist');
@@ -381,22 +543,57 @@ describe('the gleaner-mcp package', () => {
     const source = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
     expect(manifest).toMatchObject({ name: 'gleaner-mcp', version: source.version, type: 'module', bin: { 'gleaner-mcp': 'cli.js' }, engines: { node: '>=20.19' } });
     expect(manifest.dependencies).toEqual({ '@modelcontextprotocol/sdk': source.dependencies['@modelcontextprotocol/sdk'], zod: source.dependencies.zod });
-    expect(readFileSync(path.join(dist, 'cli.js'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
-    const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dist, encoding: 'utf8' });
-    const files = (JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string; mode: number }> }>)[0].files;
-    expect(files.map((f) => f.path).sort()).toEqual(expect.arrayContaining(['README.md', 'cli.js', 'index.js', 'package.json']));
-    expect(files.find((f) => f.path === 'cli.js')!.mode & 0o111).not.toBe(0);
-    for (const file of files.filter((f) => f.path.endsWith('.js'))) {
-      const code = readFileSync(path.join(dist, file.path), 'utf8');
+    // The tarball holds what the bin needs (the stdio tests above run it), its bin executable.
+    const listing = spawnSync('tar', ['-tvzf', installed.tarball], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+    const files = listing.map((line) => line.split(/\s+/).at(-1)!.replace(/^package\//, ''));
+    expect(files.sort()).toEqual(expect.arrayContaining(['README.md', 'cli.js', 'index.js', 'package.json']));
+    expect(listing.find((line) => line.endsWith(' package/cli.js'))).toMatch(/^-rwx/);
+    expect(readFileSync(installed.bin, 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+    for (const file of files.filter((f) => f.endsWith('.js'))) {
+      const code = readFileSync(path.join(installed.dir, 'node_modules/gleaner-mcp', file), 'utf8');
       const imports = [...code.matchAll(/\bfrom\s*"([^"]+)"/g)].map((m) => m[1]).filter((s) => !s.startsWith('.') && !s.startsWith('node:'));
       for (const spec of imports) expect(spec).toMatch(/^(@modelcontextprotocol\/sdk\/|zod\/)/);
     }
   });
 
-  it('exits with a clear message when GLEANER_API_KEY is missing', () => {
-    const run = spawnSync(process.execPath, [path.join(packageRoot, 'dist/cli.js')], { env: { PATH: process.env.PATH ?? '', GLEANER_URL: gateway.url }, encoding: 'utf8', input: '' });
-    expect(run.status).toBe(2);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^gleaner-mcp: GLEANER_API_KEY /);
+  it('runs from a checkout with `pnpm --silent mcp`, which the docs give for clients', async () => {
+    const client = new Client({ name: 'gleaner-mcp-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: 'pnpm',
+        args: ['--silent', '--dir', REPO_ROOT, 'mcp'],
+        env: { GLEANER_URL: gateway.url, GLEANER_API_KEY: apiKey, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools).toHaveLength(5);
+      expect(textOf(await call(client, 'scrape', { url: `${pages.url}/article` }))).toContain('# Harbour news');
+    } finally {
+      await client.close();
+    }
+    const mcpDocs = readFileSync(path.join(REPO_ROOT, 'docs/mcp.md'), 'utf8');
+    expect(mcpDocs).toContain('"args": ["--silent", "--dir", "/path/to/gleaner", "mcp"]');
+    expect(mcpDocs).toContain('npx -y gleaner-mcp');
+  }, 60_000);
+
+  it('without GLEANER_API_KEY, answers initialize with an error giving the reason, then exits with code 2', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [installed.bin], env: { PATH: process.env.PATH ?? '', GLEANER_URL: gateway.url }, stderr: 'pipe' });
+    const client = new Client({ name: 'no-key', version: '1' });
+    const exited = new Promise<number | null>((resolve) => {
+      transport.onclose = () => resolve(null);
+    });
+    await expect(client.connect(transport)).rejects.toThrow(/gleaner-mcp is not configured: GLEANER_API_KEY is required: a Gleaner API key/);
+    await client.close();
+    await exited;
+    const run = spawnSync(process.execPath, [installed.bin], { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', input: '' });
+    expect([run.status, run.stdout]).toEqual([2, '']);
+    expect(run.stderr).toMatch(/^gleaner-mcp is not configured: GLEANER_API_KEY /);
+  });
+
+  it('documents every variable the stdio server reads', () => {
+    const docs = [readFileSync(path.join(REPO_ROOT, 'docs/mcp.md'), 'utf8'), readFileSync(path.join(packageRoot, 'README.md'), 'utf8')];
+    expect(STDIO_VARIABLES).toContain('GLEANER_MCP_WAIT_MS');
+    for (const doc of docs) for (const variable of STDIO_VARIABLES) expect({ variable, documented: doc.includes(`\`${variable}\``) }).toEqual({ variable, documented: true });
   });
 });

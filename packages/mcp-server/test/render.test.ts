@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { cutText, PAGE_BREAK, pageNumbers, renderDocument } from '../src/render.js';
+import type { ScrapeCompletedStatus } from '@gleaner/client';
+import { cutText, PAGE_BREAK, pageNumbers, renderDocument, renderPage, renderSelection } from '../src/render.js';
+import { AnswerError } from '../src/tool-errors.js';
 
 describe('cutText', () => {
   it('returns short text whole, with nothing to read on', () => {
@@ -47,11 +49,67 @@ describe('renderDocument', () => {
     );
   });
 
-  it('says when the chosen pages do not exist', () => {
-    expect(renderDocument(doc, { max_length: 1000, pages: '5' })).toBe('Document: http://files/report.pdf\nType: pdf, 3 pages (showing none: no such page)\nRequest ID: id-1\n\n(No text was found in the document.)');
+  it('refuses pages that name no page of the document, saying how many it has', () => {
+    expect(() => renderDocument(doc, { max_length: 1000, pages: '5-7' })).toThrow(new AnswerError('The document has 3 pages: pages "5-7" names none of them (pages are numbered 1 to 3). Request ID: id-1.'));
+    expect(() => renderDocument({ ...doc, data: 'only page' }, { max_length: 1000, pages: '2' })).toThrow(/^The document has 1 page: pages "2" names none of them/);
+  });
+
+  it('cut with pages, says how get_result reads on in the same pages, even for a one-page document', () => {
+    const one = renderDocument({ ...doc, data: 'word '.repeat(400) }, { max_length: 500, pages: '1' });
+    expect(one.length).toBeLessThanOrEqual(500);
+    expect(one).toMatch(/\[Cut at character \d+ of 2,000\. To read on, call get_result with request_id "id-1", kind "parse_document", pages "1" and start_index \d+\.\]$/);
+    expect(one).not.toContain('fewer pages');
+  });
+
+  it('names an uploaded document by its file name, and leaves the line out when nothing names it', () => {
+    expect(renderDocument({ requestId: 'id-2', fileName: 'minutes.docx', type: 'docx', data: 'x' }, { max_length: 1000 })).toMatch(/^Document: minutes\.docx\n/);
+    expect(renderDocument({ requestId: 'id-2', type: 'docx', data: 'x' }, { max_length: 1000 })).toMatch(/^Type: docx, 1 page\n/);
   });
 
   it('a one-page document is its text, without a label', () => {
     expect(renderDocument({ ...doc, type: 'txt', data: 'only page' }, { max_length: 1000 })).toBe('Document: http://files/report.pdf\nType: txt, 1 page\nRequest ID: id-1\n\nonly page');
+  });
+});
+
+describe('max_length bounds the whole answer', () => {
+  const links = Array.from({ length: 300 }, (_, i) => ({ text: `Link number ${i} to somewhere`, url: `https://example.com/section/${i}/a-rather-long-path`, type: 'internal' as const }));
+  const images = Array.from({ length: 120 }, (_, i) => ({ url: `https://cdn.example.com/images/${i}.jpg`, alt: `Picture ${i}` }));
+  const page: ScrapeCompletedStatus = {
+    request_id: '0190a1b2-0000-7000-8000-00000000000a',
+    url: 'https://example.com/',
+    status: 'completed',
+    timestamp: 1,
+    content: { text: 'plain', markdown: 'Body line. '.repeat(3000), meta: { title: 'Big page', description: 'A page with much of everything.' }, links, images },
+  };
+  const show = { format: 'markdown' as const, include_links: true, include_images: true };
+
+  it.each([1000, 5000, 20_000])('max_length %i: text, links and images together stay within it', (max) => {
+    const answer = renderPage(page, { ...show, max_length: max });
+    expect(answer.length).toBeLessThanOrEqual(max);
+    expect(answer).toMatch(/^# Big page\nURL: https:\/\/example\.com\/\nRequest ID: /);
+    expect(answer).toContain('## Links (300)');
+    expect(answer).toContain('## Images (120)');
+    expect(answer).toMatch(/\(\d+ more not listed: a larger max_length shows more\)/);
+    expect(answer).toMatch(/\[Cut at character [\d,]+ of 33,000\. To read on, call get_result/);
+  });
+
+  it('gives the lists what a short text leaves', () => {
+    const short = renderPage({ ...page, content: { ...page.content, markdown: 'Short body.' } }, { ...show, max_length: 40_000 });
+    expect(short.length).toBeLessThanOrEqual(40_000);
+    expect(short).toContain('Short body.');
+    expect(short).not.toContain('[Cut at');
+    // 200 links are listed at most whatever the room; every image fits.
+    expect(short).toContain('(100 more not listed)');
+    expect(short).toContain('- ![Picture 119](https://cdn.example.com/images/119.jpg)');
+  });
+
+  it('bounds extracted JSON and selected elements too', () => {
+    const llm = renderPage({ ...page, llm_output: { items: Array.from({ length: 500 }, (_, i) => `item ${i}`) } }, { ...show, include_links: false, include_images: false, max_length: 1000 });
+    expect(llm.length).toBeLessThanOrEqual(1000);
+    expect(llm).toMatch(/```json\n[\s\S]*\[Cut at character [\d,]+ of [\d,]+\. To read on, ask again with a larger max_length[^\]]*\]\n```$/);
+    const html = '<p>matched element</p>\n'.repeat(500);
+    const selected = renderSelection('https://example.com/', 'p', { request_id: 'id-3', scraped_content: { html, text: 'matched element\n'.repeat(500) } }, { include_html: true, max_length: 2000 });
+    expect(selected.length).toBeLessThanOrEqual(2000);
+    expect(selected).toContain('## HTML of the matched elements');
   });
 });

@@ -155,6 +155,19 @@ describe('Gleaner node description', () => {
 		}
 	});
 
+	it("names the 'account' scope when the LLM key list is refused to a key without it (issue 36 item 8)", async () => {
+		const fake = await FakeGleaner.start('gk_opts');
+		try {
+			fake.on('GET', '/account/llm-keys', { status: 403, body: { error: 'E004: API key lacks permission for this API', details: ["this API needs a key with the 'account' scope; this key has 'scrape'"] } });
+			const { ctx } = createLoadOptionsContext({ description: action, credentials: { baseUrl: fake.url, apiKey: 'gk_opts' } });
+			const error = (await new Gleaner().methods.loadOptions.getLlmKeys.call(ctx).catch((e: unknown) => e)) as Error & { description?: string };
+			expect(error.message).toBe("The Gleaner API key lacks the 'account' scope, which the LLM Key list needs");
+			expect(error.description).toContain("this API needs a key with the 'account' scope; this key has 'scrape'");
+		} finally {
+			await fake.close();
+		}
+	});
+
 	it("describes the action as the action, not with the trigger's words (issue item 8)", () => {
 		expect(action.description).not.toBe(trigger.description);
 		expect(action.description).toMatch(/^Scrape web pages and parse documents/);
@@ -163,7 +176,7 @@ describe('Gleaner node description', () => {
 
 	it('accepts every document type and output the parser accepts', () => {
 		expect(optionValues(property(action, 'documentType')).sort()).toEqual(
-			['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'].sort(),
+			['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic', 'xlsx', 'xls', 'ods', 'csv', 'pptx', 'odp', 'odt', 'rtf', 'epub', 'html', 'md'].sort(),
 		);
 		expect(optionValues(property(action, 'documentOutput')).sort()).toEqual(['markdown', 'plain']);
 		expect(optionValues(property(action, 'outputType')).sort()).toEqual(['markdown', 'plaintext']);

@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code runs under jest in Node, not inside n8n */
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { INodeParameters } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
@@ -30,13 +32,14 @@ const scrapeParams = (extra: INodeParameters = {}): INodeParameters => ({
 	...extra,
 });
 
-/** The status endpoint's shape of a completed basic scrape: what the node outputs whichever way the result came (issue item 1). */
+/** The status endpoint's shape of a completed basic scrape, `tags` always: what the node outputs whichever way the result came (issue item 1). */
 const asStatus = (flat: typeof basicResult) => ({
 	request_id: flat.request_id,
 	url: flat.url,
 	status: 'completed',
 	timestamp: flat.timestamp,
 	content: { text: flat.text_content, markdown: flat.markdown_content, meta: flat.meta, links: flat.links, images: flat.images },
+	tags: [],
 });
 
 const basicResult = {
@@ -72,8 +75,8 @@ describe('scrape', () => {
 		await never;
 		const [rendered, staticOnly] = fake.requestsTo('POST', '/web-scrapper/');
 		const tags = ['n8n-workflow:wf-test'];
-		expect(rendered.body).toEqual({ url: 'https://example.com/a', output_type: 'plaintext', render_js: true, timeout: 45000, wait_for: 1500, wait_for_selector: '#report table', tags });
-		expect(staticOnly.body).toEqual({ url: 'https://example.com/a', output_type: 'plaintext', render_js: false, tags });
+		expect(rendered.body).toEqual({ url: 'https://example.com/a', output_type: 'markdown', render_js: true, timeout: 45000, wait_for: 1500, wait_for_selector: '#report table', tags });
+		expect(staticOnly.body).toEqual({ url: 'https://example.com/a', output_type: 'markdown', render_js: false, tags });
 	});
 
 	it('sends the prompt and the chosen LLM key in LLM mode', async () => {
@@ -84,7 +87,7 @@ describe('scrape', () => {
 		expect(item.json.llm_output).toEqual({ price: 3 });
 		expect(fake.requestsTo('POST', '/web-scrapper/')[0].body).toEqual({
 			url: 'https://example.com/a',
-			output_type: 'plaintext',
+			output_type: 'markdown',
 			use_llm: true,
 			prompt: 'Find the price',
 			llm_key_id: 'lk_1',
@@ -111,7 +114,7 @@ describe('following a 202', () => {
 		fake.on('POST', '/web-scrapper/', { status: 202, body: accepted });
 		fake.on('GET', '/web-scrapper/req-7', { status: 200, body: processing }, { status: 200, body: processing }, { status: 200, body: completed });
 		const [[item]] = await run(scrapeParams(fast)).result;
-		expect(item.json).toEqual(completed);
+		expect(item.json).toEqual({ ...completed, tags: [] });
 		expect(fake.requestsTo('GET', '/web-scrapper/req-7')).toHaveLength(3);
 	});
 
@@ -120,7 +123,7 @@ describe('following a 202', () => {
 		fake.on('POST', '/documents/parse', { status: 202, body: { requestId: 'doc-1', status: 'PROCESSING', message: 'later' } });
 		fake.on('GET', '/documents/status/doc-1', { status: 200, body: { requestId: 'doc-1', status: 'PROCESSING' } }, { status: 200, body: done });
 		const [[item]] = await run({ resource: 'document', operation: 'parse', url: 'https://example.com/r.pdf', documentOutput: 'markdown', ...fast }).result;
-		expect(item.json).toEqual(done);
+		expect(item.json).toEqual({ ...done, tags: [] });
 		expect(fake.requestsTo('POST', '/documents/parse')[0].body).toEqual({ url: 'https://example.com/r.pdf', type: 'pdf', output: 'markdown', tags: ['n8n-workflow:wf-test'] });
 	});
 
@@ -147,7 +150,7 @@ describe('following a 202', () => {
 		// An interval longer than the budget: the only poll is the one at the deadline.
 		const [[item]] = await run(scrapeParams({ maxWaitSeconds: 0.3, pollIntervalSeconds: 1 })).result;
 		const elapsed = Date.now() - started;
-		expect(item.json).toEqual({ ...processing, wait_timed_out: true });
+		expect(item.json).toEqual({ ...processing, tags: [], wait_timed_out: true });
 		expect(elapsed).toBeGreaterThanOrEqual(300);
 		expect(elapsed).toBeLessThan(900);
 		expect(fake.requestsTo('GET', '/web-scrapper/req-7')).toHaveLength(1);
@@ -156,7 +159,7 @@ describe('following a 202', () => {
 	it('returns the 202 answer without polling when told not to wait', async () => {
 		fake.on('POST', '/web-scrapper/', { status: 202, body: accepted });
 		const [[item]] = await run(scrapeParams({ waitForResult: false })).result;
-		expect(item.json).toEqual(accepted);
+		expect(item.json).toEqual({ ...accepted, tags: [] });
 		expect(fake.requestsTo('GET', '/web-scrapper/req-7')).toHaveLength(0);
 	});
 });
@@ -166,7 +169,16 @@ describe('status reads', () => {
 		const failed = { request_id: 'r/1', url: 'u', status: 'failed', timestamp: 2, error: 'E008: boom' };
 		fake.on('GET', '/web-scrapper/r%2F1', { status: 200, body: failed });
 		const [[item]] = await run({ resource: 'webPage', operation: 'getStatus', requestId: ' r/1 ' }).result;
-		expect(item.json).toEqual(failed);
+		expect(item.json).toEqual({ ...failed, tags: [] });
+	});
+
+	it('reports an unknown scrape id with the id asked for, not the id of the lookup (issue 36 item 10)', async () => {
+		const asked = '0190a1b2-0000-7000-8000-0000000000ff';
+		fake.on('GET', `/web-scrapper/${asked}`, { status: 404, body: { error: 'E002: Request ID not found' }, headers: { 'x-request-id': '0190a1b2-0000-7000-8000-00000000aaaa' } });
+		const [[item]] = await run({ resource: 'webPage', operation: 'getStatus', requestId: asked }, { continueOnFail: true }).result;
+		expect(item.json).toEqual({ error: 'E002: Request ID not found', details: [], request_id: asked, http_status: 404 });
+		const error = (await run({ resource: 'webPage', operation: 'getStatus', requestId: asked }).result.catch((e: unknown) => e)) as NodeApiError;
+		expect(error.description).toBe(`Gleaner request ID: ${asked}`);
 	});
 
 	it('reports an unknown document id with the service code', async () => {
@@ -202,14 +214,35 @@ describe('errors', () => {
 		expect(fake.requestsTo('POST', '/web-scrapper/').map((r) => (r.body as { url: string }).url)).toEqual(['ftp://example.com', 'https://example.com/a']);
 	});
 
-	it('reports an unreachable service as an API error', async () => {
-		const { ctx } = createExecuteContext({
-			description: node.description,
-			credentials: { baseUrl: 'http://127.0.0.1:9', apiKey: 'gk_exec' },
-			parameters: scrapeParams(),
-		});
-		const error = await node.execute.call(ctx).catch((e: unknown) => e);
+	it('names the URL it tried when no gateway answers there (issue 36 item 10), not n8n\'s "The service refused the connection"', async () => {
+		const stopped = await FakeGleaner.start('gk_exec');
+		const baseUrl = stopped.url;
+		await stopped.close();
+		const { ctx } = createExecuteContext({ description: node.description, credentials: { baseUrl, apiKey: 'gk_exec' }, parameters: scrapeParams() });
+		const error = (await node.execute.call(ctx).catch((e: unknown) => e)) as NodeApiError;
 		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toBe(`Could not reach Gleaner at ${baseUrl}`);
+		expect(error.description).toBe('ECONNREFUSED: nothing accepts connections at that address. Is the Gleaner gateway running there, and is the Base URL of the Gleaner API credential right?');
+	});
+
+	it("names the scope a key lacks: a parse with a scrape-only key (issue 36 item 8)", async () => {
+		const refused = { error: '403-001: API key lacks permission for this API', details: ["this API needs a key with the 'parse' scope; this key has 'scrape'"] };
+		fake.on('POST', '/documents/parse', { status: 403, body: refused });
+		const error = (await run({ resource: 'document', operation: 'parse', url: 'https://example.com/r.pdf' }).result.catch((e: unknown) => e)) as NodeApiError;
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toBe("The Gleaner API key lacks the 'parse' scope, which the Document operations needs");
+		expect(error.description).toBe(
+			"Gleaner answered: 403-001: API key lacks permission for this API (this API needs a key with the 'parse' scope; this key has 'scrape'). Create a key with that scope (gleaner keys create --account <name> --scopes scrape,parse,account) and use it in this credential.",
+		);
+		expect(error.httpCode).toBe('403');
+		// A gateway that names no scope: the node still does, from the operation.
+		fake.on('POST', '/web-scrapper/', { status: 403, body: { error: 'E004: API key lacks permission for this API' } });
+		const scrape = (await run(scrapeParams()).result.catch((e: unknown) => e)) as NodeApiError;
+		expect(scrape.message).toBe("The Gleaner API key lacks the 'scrape' scope, which the Web Page operations needs");
+		// Continue On Fail keeps Gleaner's own answer.
+		fake.on('POST', '/documents/parse', { status: 403, body: refused });
+		const [[item]] = await run({ resource: 'document', operation: 'parse', url: 'https://example.com/r.pdf' }, { continueOnFail: true }).result;
+		expect(item.json).toEqual({ ...refused, request_id: null, http_status: 403 });
 	});
 });
 
@@ -232,6 +265,31 @@ describe('one output shape (issue item 1)', () => {
 			expect((json.content as { text: string }).text).toBe('Hello world');
 		}
 		expect(outputs[1]).toMatchObject({ cached: true });
+		// The same keys every time, tags included although the request had none.
+		for (const json of outputs) expect(json.tags).toEqual([]);
+		expect(Object.keys(outputs[0]).sort()).toEqual(Object.keys(outputs[2]).sort());
+	});
+
+	it('outputs a parse in one shape, the status record\'s, whether it finished inside the window or was followed (issue 36 item 9)', async () => {
+		const record = { requestId: 'doc-7', status: 'COMPLETED', type: 'pdf', createdAt: 1_700_000_000, url: 'https://example.com/r.pdf', data: 'Page one', pages: 1 };
+		fake.on('POST', '/documents/parse', { status: 200, body: record }, { status: 202, body: { requestId: 'doc-7', status: 'PROCESSING', message: 'later' } });
+		fake.on('GET', '/documents/status/doc-7', { status: 200, body: record });
+		const outputs = [];
+		for (const params of [{}, { maxWaitSeconds: 5, pollIntervalSeconds: 0.05 }]) {
+			const [[item]] = await run({ resource: 'document', operation: 'parse', url: 'https://example.com/r.pdf', ...params }).result;
+			outputs.push(item.json);
+		}
+		expect(outputs).toEqual([{ ...record, tags: [] }, { ...record, tags: [] }]);
+	});
+
+	it('defaults Output Type to markdown, so the README\'s {{$json.content.markdown}} works on a new node (issue 36 item 10)', async () => {
+		expect(node.description.properties.find((p) => p.name === 'outputType')?.default).toBe('markdown');
+		const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+		expect(readme).toContain('{{$json.content.markdown}}');
+		fake.on('POST', '/web-scrapper/', { status: 200, body: basicResult });
+		const [[item]] = await run(scrapeParams()).result;
+		expect(fake.requestsTo('POST', '/web-scrapper/')[0].body).toMatchObject({ output_type: 'markdown' });
+		expect((item.json.content as { markdown: string }).markdown).toBe('# Hello\n\nworld');
 	});
 });
 
@@ -274,7 +332,7 @@ describe('parsing binary data', () => {
 	it("uploads the item's binary property as multipart/form-data with its file name, type, output and tags", async () => {
 		fake.on('POST', '/documents/parse', { status: 200, body: { requestId: 'up-1', status: 'COMPLETED', data: 'Invoice 42', type: 'pdf', pages: 1 } });
 		const [[item]] = await binaryParse({ data: { fileName: 'invoice.pdf', mimeType: 'application/pdf', bytes: pdf } });
-		expect(item.json).toEqual({ requestId: 'up-1', status: 'COMPLETED', data: 'Invoice 42', type: 'pdf', pages: 1 });
+		expect(item.json).toEqual({ requestId: 'up-1', status: 'COMPLETED', data: 'Invoice 42', type: 'pdf', pages: 1, tags: [] });
 		const [sent] = fake.requestsTo('POST', '/documents/parse');
 		const boundary = /^multipart\/form-data; boundary=(\S+)$/.exec(String(sent.headers['content-type']))?.[1];
 		expect(boundary).toBeDefined();

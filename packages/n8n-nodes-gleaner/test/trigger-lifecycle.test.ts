@@ -101,13 +101,16 @@ describe('failures', () => {
 	});
 
 	it('fails activation with a key lacking the account scope naming the scope (issue item 4), and does not report "not found"', async () => {
-		fake.on('GET', '/account/webhooks', { status: 403, body: { error: 'E004: API key lacks permission for this API' } });
-		fake.on('POST', '/account/webhooks', { status: 403, body: { error: 'E004: API key lacks permission for this API' } });
+		const refused = { error: 'E004: API key lacks permission for this API', details: ["this API needs a key with the 'account' scope; this key has 'scrape'"] };
+		fake.on('GET', '/account/webhooks', { status: 403, body: refused });
+		fake.on('POST', '/account/webhooks', { status: 403, body: refused });
 		for (const step of [checkExists, create]) {
 			const error = (await step.call(hook().ctx).catch((e: unknown) => e)) as NodeOperationError;
 			expect(error).toBeInstanceOf(NodeOperationError);
-			expect(error.message).toBe("The Gleaner API key lacks the 'account' scope, which the Gleaner Trigger needs to subscribe to the account's requests");
-			expect(error.description).toMatch(/--scopes scrape,parse,account/);
+			expect(error.message).toBe("The Gleaner API key lacks the 'account' scope, which the Gleaner Trigger (to subscribe to the account's requests) needs");
+			expect(error.description).toBe(
+				"Gleaner answered: E004: API key lacks permission for this API (this API needs a key with the 'account' scope; this key has 'scrape'). Create a key with that scope (gleaner keys create --account <name> --scopes scrape,parse,account) and use it in this credential.",
+			);
 		}
 		expect(staticData).toEqual({});
 	});

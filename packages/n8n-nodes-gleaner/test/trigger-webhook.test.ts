@@ -53,7 +53,8 @@ describe('accepted deliveries', () => {
 		staticData.webhookSecret = fake.webhookSecret;
 		for (let n = 0; n < 10; n++) {
 			const { result, response } = await deliver(sign(fake.webhookSecret, raw, now()));
-			expect(result.workflowData).toEqual([[{ json: { ...body, delivery: { request_id: 'req-1', delivery_id: 'dlv-42', attempt: 2 } } }]]);
+			// `tags` always, empty when the request had none (issue 36 item 9): one shape with the action node's.
+			expect(result.workflowData).toEqual([[{ json: { ...body, tags: [], delivery: { request_id: 'req-1', delivery_id: 'dlv-42', attempt: 2 } } }]]);
 			expect(result.noWebhookResponse).toBeUndefined();
 			expect(response.status).toBeUndefined();
 		}
@@ -151,7 +152,9 @@ describe('filters (issue item 6)', () => {
 	it('starts only for requests carrying the chosen tag', async () => {
 		staticData.webhookSecret = fake.webhookSecret;
 		const invoices = tagged(['n8n-workflow:wf-8', 'invoices']);
-		expect((await deliver(invoices.signed, { ...invoices, parameters: { onlyTag: 'invoices' } })).result.workflowData).toHaveLength(1);
+		const started = (await deliver(invoices.signed, { ...invoices, parameters: { onlyTag: 'invoices' } })).result.workflowData;
+		expect(started).toHaveLength(1);
+		expect(started![0][0].json.tags).toEqual(['n8n-workflow:wf-8', 'invoices']);
 		const untagged = await deliver(sign(fake.webhookSecret, raw, now()), { parameters: { onlyTag: 'invoices' } });
 		expect(untagged.result).toEqual({ webhookResponse: { skipped: 'a request without the tag invoices' } });
 	});

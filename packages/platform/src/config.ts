@@ -78,3 +78,19 @@ export interface CommonConfig {
   WORKER_LOCK_DURATION_MS: number;
   WORKER_STALLED_INTERVAL_MS: number;
 }
+
+/**
+ * What one account may hold, read by the gateway (the API creates keys) and the operator
+ * commands (so do they): see AccountLimits in @gleaner/store and docs/tenant-isolation.md.
+ */
+export const accountLimitsEnvSchema = {
+  ACCOUNT_MAX_API_KEYS: Joi.number().integer().min(1).max(100_000).default(100),
+  REVOKED_API_KEY_RETENTION_SECONDS: Joi.number().integer().min(1).default(7 * 24 * 3600),
+  ACCOUNT_MAX_LLM_KEYS: Joi.number().integer().min(1).max(10_000).default(20),
+};
+
+export interface AccountLimitsConfig {
+  ACCOUNT_MAX_API_KEYS: number;
+  REVOKED_API_KEY_RETENTION_SECONDS: number;
+  ACCOUNT_MAX_LLM_KEYS: number;
+}

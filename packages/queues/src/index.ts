@@ -7,4 +7,6 @@ export * from './webhook.js';
 export * from './bot.js';
 export * from './retention.js';
 export * from './render.js';
+export * from './crawl.js';
+export * from './map.js';
 export * from './backlog.js';

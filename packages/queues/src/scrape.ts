@@ -27,23 +27,31 @@ export interface ScrapeJob {
   waitForSelector?: string;
 }
 
+/** How each page is read: the options a crawl or batch applies to every page, as a scrape does to its one. */
+export type PageOptions = Pick<ScrapeJob, 'outputType' | 'useLlm' | 'prompt' | 'llmKeyId' | 'schema' | 'renderJs' | 'timeoutMs' | 'waitForMs' | 'waitForSelector'>;
+
+/** The payload keys of PageOptions (shared by the scrape, crawl and batch contracts). */
+export const pageOptionsKeys = {
+  outputType: Joi.string().valid('plaintext', 'markdown').required(),
+  useLlm: Joi.boolean().required(),
+  prompt: Joi.string(),
+  llmKeyId: Joi.string(),
+  schema: Joi.object().unknown(true),
+  // Jobs queued before rendering existed are done as they were asked: statically.
+  renderJs: Joi.string().valid('auto', 'always', 'never').default('never'),
+  timeoutMs: Joi.number().integer().min(1).max(RENDER_TIMEOUT_MAX_MS),
+  waitForMs: Joi.number().integer().min(0).max(RENDER_WAIT_FOR_MAX_MS),
+  waitForSelector: Joi.string().max(1_000),
+};
+
 export const scrapeQueue = defineQueue<ScrapeJob, { status: 'completed' | 'failed' }>({
   name: 'scrape',
   schema: Joi.object<ScrapeJob>({
     requestId: Joi.string().required(),
     accountId: Joi.string().required(),
     url: Joi.string().required(),
-    outputType: Joi.string().valid('plaintext', 'markdown').required(),
-    useLlm: Joi.boolean().required(),
-    prompt: Joi.string(),
-    llmKeyId: Joi.string(),
-    schema: Joi.object().unknown(true),
     webhook: Joi.string(),
-    // Jobs queued before rendering existed are done as they were asked: statically.
-    renderJs: Joi.string().valid('auto', 'always', 'never').default('never'),
-    timeoutMs: Joi.number().integer().min(1).max(RENDER_TIMEOUT_MAX_MS),
-    waitForMs: Joi.number().integer().min(0).max(RENDER_WAIT_FOR_MAX_MS),
-    waitForSelector: Joi.string().max(1_000),
+    ...pageOptionsKeys,
   }),
   jobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 2_000 }, ...shortRetention },
 });

@@ -1,4 +1,5 @@
 import { recordDurationMs, type Family, type RequestRecord, type WebhookDeliveryState } from '@gleaner/store';
+import { mapStatusBody, siteJobStatus, type CrawlRecord, type MapRecord } from './crawl-view.js';
 import { parseErrorString, parseStatusBody, type ParseRecord } from './parse-view.js';
 import { v1StatusBody, type ScrapeV1Record } from './scrape-v1-view.js';
 import { scrapeErrorString, scrapeStatusBody, type ScrapeRecord } from './scrape-view.js';
@@ -91,6 +92,12 @@ export function accountRequestDetail(record: RequestRecord, includeTrace: boolea
     const data = p.result?.data;
     return { ...base, ...(data !== undefined ? (p.input.output === 'markdown' ? { markdown: data } : { text: data }) : {}), response: parseStatusBody(p) };
   }
+  if (record.family === 'crawl' || record.family === 'batch') {
+    // The pages are read from the crawl's results (GET /web-scrapper/crawl/{id}), not kept in the record.
+    const c = record as unknown as CrawlRecord;
+    return { ...base, response: { request_id: c.id, status: siteJobStatus(c.status), ...(c.result?.reason ? { reason: c.result.reason } : {}) } };
+  }
+  if (record.family === 'map') return { ...base, response: mapStatusBody(record as unknown as MapRecord) };
   const v1 = record as unknown as ScrapeV1Record;
   const text = v1.result?.scraped_content?.text;
   return { ...base, ...(text !== undefined ? { text } : {}), response: v1StatusBody(v1) };

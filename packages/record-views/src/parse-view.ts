@@ -34,7 +34,13 @@ export function parseErrorString(record: ParseRecord): string {
   return `${record.error?.code ?? '500-001'}: ${record.error?.message ?? 'Processing error'}`;
 }
 
-/** Status record `{requestId, status, type, createdAt, data?, pages?, encoding?, message?, error?}`; also the webhook body. */
+/** What the document was: its URL, or an upload's file name. */
+export function parseSource(input: ParseInput): { url: string } | { fileName: string } | Record<string, never> {
+  if (input.url) return { url: input.url };
+  return input.upload ? { fileName: input.upload.name } : {};
+}
+
+/** Status record `{requestId, status, type, createdAt, url | fileName, tags?, data?, pages?, encoding?, message?, error?}`; also the webhook body. */
 export function parseStatusBody(record: ParseRecord): Record<string, unknown> {
   const status = parseStatusName(record);
   const body: Record<string, unknown> = {
@@ -43,6 +49,7 @@ export function parseStatusBody(record: ParseRecord): Record<string, unknown> {
     // The kind found in the bytes once known (a failed docx sent as "pdf" says docx), else the hint.
     type: record.result?.type ?? record.detectedType ?? record.input.declaredType,
     createdAt: record.createdAt,
+    ...parseSource(record.input),
     ...(record.input.tags?.length ? { tags: record.input.tags } : {}),
   };
   if (status === 'COMPLETED') {

@@ -32,16 +32,20 @@ function timestampOf(record: ScrapeRecord): number {
   return record.completedAt ?? record.createdAt;
 }
 
-/** The `content` object of status results and webhooks (API-DECISIONS "Current scraper"). */
-export function scrapeContent(record: ScrapeRecord): Record<string, unknown> {
-  const r = record.result!;
+/** The `content` object of a page: markdown only when it was asked for (crawl and batch pages too). */
+export function pageContent(r: ScrapeResult, outputType: ScrapeInput['outputType']): Record<string, unknown> {
   return {
     text: r.text,
-    ...(record.input.outputType === 'markdown' && r.markdown !== undefined ? { markdown: r.markdown } : {}),
+    ...(outputType === 'markdown' && r.markdown !== undefined ? { markdown: r.markdown } : {}),
     meta: r.meta,
     links: r.links,
     images: r.images,
   };
+}
+
+/** The `content` object of status results and webhooks (API-DECISIONS "Current scraper"). */
+export function scrapeContent(record: ScrapeRecord): Record<string, unknown> {
+  return pageContent(record.result!, record.input.outputType);
 }
 
 /**

@@ -10,7 +10,11 @@ export type FetchErrorKind =
   | 'http_status'
   | 'blocked'
   | 'network'
-  | 'too_many_redirects';
+  | 'too_many_redirects'
+  /** The caller's `beforeRedirect` refused to follow a redirect (a crawl's scope or dedupe rules). */
+  | 'redirect_refused'
+  /** The caller's `signal` aborted the fetch (a cancelled crawl). */
+  | 'aborted';
 
 /** Why a fetch failed, in words a caller can show, and whether trying again may help. */
 export class FetchError extends Error {
@@ -18,11 +22,18 @@ export class FetchError extends Error {
     readonly kind: FetchErrorKind,
     message: string,
     readonly statusCode?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterMs?: number; redirectTo?: string },
   ) {
     super(message, options);
     this.name = 'FetchError';
+    this.retryAfterMs = options?.retryAfterMs;
+    this.redirectTo = options?.redirectTo;
   }
+
+  /** 429 and 503 answers: how long the target asked us to wait (its Retry-After), when it said. */
+  readonly retryAfterMs?: number;
+  /** 'redirect_refused': the URL the refused redirect pointed to. */
+  readonly redirectTo?: string;
 
   /**
    * Network errors, timeouts and 5xx answers may pass on a later attempt (BullMQ retries them);

@@ -5,6 +5,7 @@ import { isChallengePage } from './challenge.js';
 import { isHtmlType, mediaTypeOf } from './content-type.js';
 import { FetchError } from './fetch-error.js';
 import { toFetchError } from './got-errors.js';
+import { parseRetryAfter } from './post-json.js';
 import { parseHttpUrl } from './public-url.js';
 
 /** Options shared by `fetchPage` and `fetchBinary`. */
@@ -24,6 +25,14 @@ export interface TransferOptions extends Partial<AddressPolicy> {
   /** Redirects followed, each hop guarded; one more fails with 'too_many_redirects'. Default 5. */
   maxRedirects?: number;
   userAgent?: string;
+  /**
+   * Asked before each redirect is followed, with the hop's URL (each hop's address is still
+   * checked by the guard when connecting): a string refuses the hop, and the fetch fails with kind
+   * 'redirect_refused' and that message (a crawl's scope, robots.txt and dedupe rules).
+   */
+  beforeRedirect?: (to: URL) => string | undefined | Promise<string | undefined>;
+  /** Aborts the fetch from outside (kind 'aborted'): a cancelled crawl stops its pages at once. */
+  signal?: AbortSignal;
 }
 
 /** What a caller of `transfer` adds: its defaults and its say on the response head. */
@@ -66,11 +75,14 @@ function refusalFor(statusCode: number, headers: IncomingHttpHeaders, body: Buff
   const type = mediaTypeOf(headers['content-type']);
   const mayBeChallenge = type === '' || isHtmlType(type);
   const challenge = mayBeChallenge && isChallengePage({ statusCode, headers, head: body.subarray(0, ERROR_BODY_BYTES).toString('latin1'), bodyBytes: body.length });
+  // 429 and 503 may say when to come back; a crawl's throttle waits at least that long.
+  const retryAfterSeconds = statusCode === 429 || statusCode === 503 ? parseRetryAfter(headers['retry-after']) : undefined;
+  const extra = retryAfterSeconds !== undefined ? { retryAfterMs: retryAfterSeconds * 1000 } : undefined;
   if (statusCode === 403 || statusCode === 429 || challenge) {
-    return new FetchError('blocked', `blocked by the target site (HTTP ${statusCode})`, statusCode);
+    return new FetchError('blocked', `blocked by the target site (HTTP ${statusCode})`, statusCode, extra);
   }
   // A 3xx here had no usable Location: its body is not the page either.
-  if (statusCode >= 300) return new FetchError('http_status', `target answered HTTP ${statusCode}`, statusCode);
+  if (statusCode >= 300) return new FetchError('http_status', `target answered HTTP ${statusCode}`, statusCode, extra);
   return undefined;
 }
 
@@ -104,6 +116,11 @@ export async function transfer(url: string, options: TransferOptions, spec: Tran
   // one abort signal covers every hop and the body. Its timer is armed once got.stream has
   // returned: building the agents may throw, and a timer left behind would hold the process.
   const deadline = new AbortController();
+  const outside = options.signal;
+  if (outside?.aborted) throw new FetchError('aborted', 'the fetch was cancelled');
+  const abortFromOutside = () => deadline.abort();
+  outside?.addEventListener('abort', abortFromOutside, { once: true });
+  const beforeRedirect = options.beforeRedirect;
   const stream = got.stream(url, {
     signal: deadline.signal,
     agent: guardedAgents({ allowPrivateNetworks: options.allowPrivateNetworks ?? false, allowList: options.allowList, denyList: options.denyList }),
@@ -113,6 +130,19 @@ export async function transfer(url: string, options: TransferOptions, spec: Tran
     maxRedirects: options.maxRedirects ?? 5,
     throwHttpErrors: false,
     decompress: true,
+    ...(beforeRedirect
+      ? {
+          hooks: {
+            beforeRedirect: [
+              async (next: { url?: URL | string }) => {
+                const to = new URL(String(next.url));
+                const refusal = await beforeRedirect(to);
+                if (refusal) throw new FetchError('redirect_refused', refusal, undefined, { redirectTo: to.href });
+              },
+            ],
+          },
+        }
+      : {}),
     timeout: {
       lookup: connectMs,
       connect: connectMs,
@@ -152,10 +182,12 @@ export async function transfer(url: string, options: TransferOptions, spec: Tran
     return { finalUrl: response.url, statusCode, headers, body, redirects: response.redirectUrls.map((u) => u.toString()) };
   } catch (err) {
     // Our own refusals (a status already read, too_large) stand even if the deadline passed since.
+    if (!(err instanceof FetchError) && outside?.aborted) throw new FetchError('aborted', 'the fetch was cancelled', undefined, { cause: err });
     if (!(err instanceof FetchError) && deadline.signal.aborted) throw deadlineError(deadlineMs, err);
     throw toFetchError(err);
   } finally {
     clearTimeout(deadlineTimer);
+    outside?.removeEventListener('abort', abortFromOutside);
     stream.destroy();
   }
 }

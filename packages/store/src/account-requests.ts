@@ -1,8 +1,6 @@
 import type { RedisClient as Redis } from '@gleaner/platform';
 import { Keyspace } from './keyspace.js';
-import type { Family, RequestRecord } from './request-records.js';
-
-const FAMILIES: Family[] = ['scrape', 'scrape-v1', 'parse'];
+import { REQUEST_FAMILIES, type RequestRecord } from './request-records.js';
 
 export class RequestsCursorError extends Error {}
 
@@ -63,7 +61,7 @@ export class AccountRequests {
 
   /** The account's record with this id, whatever its family; null when gone or someone else's. */
   async find(accountId: string, id: string): Promise<RequestRecord | null> {
-    const raws = await this.redis.mget(FAMILIES.map((family) => this.keys.record(family, id)));
+    const raws = await this.redis.mget(REQUEST_FAMILIES.map((family) => this.keys.record(family, id)));
     for (const raw of raws) {
       const record = raw ? (JSON.parse(raw) as RequestRecord) : null;
       if (record && record.accountId === accountId) return record;

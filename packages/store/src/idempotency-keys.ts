@@ -29,14 +29,30 @@ return false
 `;
 type ClaimCommand = (claimKey: string, recordKey: string, claim: string, record: string, ttl: number, before: string, after: string) => Promise<string | null>;
 
+/** KEYS[1] the claim; ARGV[1] a request id: the claim is deleted only while it names that request. */
+const RELEASE_SCRIPT = `
+local held = redis.call('GET', KEYS[1])
+if not held then return 0 end
+local ok, claim = pcall(cjson.decode, held)
+if ok and type(claim) == 'table' and claim.requestId == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+type ReleaseCommand = (claimKey: string, requestId: string) => Promise<number>;
+
 const ID_MARK = '\u0000';
+
+/** Keys are kept hashed (a caller's key may be long or odd; it is not our data to keep). */
+function keyHash(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
 
 export type ClaimOutcome<I, R> = { created: true; record: RequestRecord<I, R> } | { created: false; claim: IdempotencyClaim };
 
 /**
- * Idempotency-Key of submits, per account and family: kept as long as a record may live (a claim
- * whose record has gone is free again), so a retry after a lost answer finds the same request.
- * Keys are stored hashed (a caller's key may be long or odd; it is not our data to keep).
+ * Idempotency-Key of submits, per account and family: a claim lives exactly as long as the record
+ * of the request it started (created with it, given its expiry when the record's changes, removed
+ * with a record removed as not accepted), so a retry after a lost answer finds the same request
+ * and no key outlives it. Keys are stored hashed.
  * Key names are built inside the script, as ApiKeyGate's are: fine on one Redis, not on Cluster.
  */
 export class IdempotencyKeys {
@@ -47,11 +63,14 @@ export class IdempotencyKeys {
     prefix: string,
   ) {
     this.keys = new Keyspace(prefix);
-    if (!('gleanerIdempotentCreate' in redis)) redis.defineCommand('gleanerIdempotentCreate', { lua: CLAIM_SCRIPT, numberOfKeys: 2 });
+    if (!('gleanerIdempotentCreate' in redis)) {
+      redis.defineCommand('gleanerIdempotentCreate', { lua: CLAIM_SCRIPT, numberOfKeys: 2 });
+      redis.defineCommand('gleanerIdempotentRelease', { lua: RELEASE_SCRIPT, numberOfKeys: 1 });
+    }
   }
 
   private claimKey(family: Family, accountId: string, key: string): string {
-    return this.keys.idempotencyKey(family, accountId, createHash('sha256').update(key).digest('hex'));
+    return this.keys.idempotencyKey(family, accountId, keyHash(key));
   }
 
   /** The request `key` started, if claimed (its record may have gone since: check it). */
@@ -68,7 +87,8 @@ export class IdempotencyKeys {
 
   /** Creates the record and claims `key` for it, unless the key already names a live request: that one is returned. */
   async createClaimed<I, R>(record: NewRequestRecord<I, R>, key: string, fingerprint: string): Promise<ClaimOutcome<I, R>> {
-    const full = initialRecord(record);
+    // The record names its claim, so the record's later expiries reach the claim too (see RequestRecordStore.update).
+    const full = initialRecord({ ...record, idempotencyKeyHash: keyHash(key) });
     const [before, after] = this.keys.record(record.family, ID_MARK).split(ID_MARK);
     const claim: IdempotencyClaim = { requestId: record.id, fingerprint };
     const create = (this.redis as unknown as { gleanerIdempotentCreate: ClaimCommand }).gleanerIdempotentCreate;
@@ -83,5 +103,11 @@ export class IdempotencyKeys {
       after,
     );
     return held === null ? { created: true, record: full } : { created: false, claim: JSON.parse(held) as IdempotencyClaim };
+  }
+
+  /** Frees `key` if it still names `requestId` (its record was removed: the request was not accepted). */
+  async release(family: Family, accountId: string, key: string, requestId: string): Promise<void> {
+    const release = (this.redis as unknown as { gleanerIdempotentRelease: ReleaseCommand }).gleanerIdempotentRelease;
+    await release.call(this.redis, this.claimKey(family, accountId, key), requestId);
   }
 }

@@ -17,4 +17,6 @@ export * from './account-requests.js';
 export * from './stores.js';
 export * from './webhook-subscriptions.js';
 export * from './window-budget.js';
+export * from './labels.js';
+export * from './crawl-state.js';
 export * from './replica-acks.js';

@@ -38,6 +38,22 @@ export class Keyspace {
   /** Held by the parser worker that sweeps stored uploads this interval (one sweep per deployment). */
   uploadSweep() { return `${this.prefix}:upload-sweep`; }
   renderedPage(requestId: string) { return `${this.prefix}:rendered-page:${requestId}`; }
+  /**
+   * A crawl's or batch's state (CrawlState): counters and flags (a hash), the URLs seen (a set of
+   * URL keys), the frontier (a list), the pages being fetched (a hash), the URLs fetched pages
+   * answered for (a hash: URL key to the page's key), the listed results (a list of JSON entries),
+   * per-host politeness (a hash) and the lease of the slice running it.
+   */
+  crawl(id: string) { return `${this.prefix}:crawl:${id}`; }
+  crawlSeen(id: string) { return `${this.prefix}:crawl-seen:${id}`; }
+  crawlFrontier(id: string) { return `${this.prefix}:crawl-frontier:${id}`; }
+  crawlInFlight(id: string) { return `${this.prefix}:crawl-inflight:${id}`; }
+  crawlFetched(id: string) { return `${this.prefix}:crawl-fetched:${id}`; }
+  crawlPages(id: string) { return `${this.prefix}:crawl-pages:${id}`; }
+  crawlHosts(id: string) { return `${this.prefix}:crawl-hosts:${id}`; }
+  crawlRunner(id: string) { return `${this.prefix}:crawl-runner:${id}`; }
+  /** A sorted set: the account's crawls and batches still running, scored by start time (ms). */
+  activeCrawls(accountId: string) { return `${this.prefix}:active-crawls:${accountId}`; }
   /** Worker runtime: the running places one account holds in a group of queues (AccountJobCap). */
   accountJobs(group: string, accountId: string) { return `${this.prefix}:account-jobs:${group}:${accountId}`; }
   /** Worker runtime: how often a job was started while it was suspected of crashing workers (CrashIsolation). */

@@ -1,6 +1,9 @@
 import type { RedisClient as Redis } from '@gleaner/platform';
 import { newRequestId } from '@gleaner/platform';
+import { DEFAULT_ACCOUNT_LIMITS } from './accounts.js';
+import { hsetUnderCap } from './capped-hash.js';
 import { Keyspace } from './keyspace.js';
+import { labelProblem } from './labels.js';
 import { Sealer } from './sealing.js';
 import { unixNow } from './time.js';
 
@@ -27,6 +30,9 @@ export interface LlmKeyWithSecret extends LlmKeySummary {
 }
 
 export class LlmKeyError extends Error {}
+
+/** Providers' keys are tens of characters; this only bounds what one key may store. */
+export const LLM_SECRET_MAX_CHARS = 4096;
 
 /**
  * What is wrong with the form of an LLM key's base URL (no DNS), or null. Credentials are refused
@@ -67,6 +73,7 @@ export class LlmKeyStore {
     private readonly redis: Redis,
     prefix: string,
     masterSecret: string,
+    private readonly maxKeys = DEFAULT_ACCOUNT_LIMITS.maxLlmKeys,
   ) {
     this.keys = new Keyspace(prefix);
     this.sealer = new Sealer(masterSecret, 'llm-keys');
@@ -75,19 +82,27 @@ export class LlmKeyStore {
   async add(accountId: string, input: { provider: LlmProvider; secret: string; model?: string; baseUrl?: string; label?: string }): Promise<LlmKeySummary> {
     if (!LLM_PROVIDERS.includes(input.provider)) throw new LlmKeyError(`provider must be one of ${LLM_PROVIDERS.join(', ')}`);
     if (!input.secret || input.secret.length < 8) throw new LlmKeyError('key secret is too short');
+    if (input.secret.length > LLM_SECRET_MAX_CHARS) throw new LlmKeyError(`key secret is longer than ${LLM_SECRET_MAX_CHARS} characters`);
     const baseUrlProblem = input.baseUrl === undefined ? null : llmBaseUrlProblem(input.baseUrl);
     if (baseUrlProblem) throw new LlmKeyError(baseUrlProblem);
+    // Shown back in listings and the console, like an API key's label: the same rules.
+    const model = input.model?.trim() || undefined;
+    const label = input.label?.trim() || undefined;
+    const textProblem = (model === undefined ? null : labelProblem('model', model)) ?? (label === undefined ? null : labelProblem('label', label));
+    if (textProblem) throw new LlmKeyError(textProblem);
     const summary: LlmKeySummary = {
       id: `llmk_${newRequestId()}`,
       provider: input.provider,
-      model: input.model,
+      model,
       baseUrl: input.baseUrl,
-      label: input.label,
+      label,
       createdAt: unixNow(),
       masked: `••••${input.secret.slice(-4)}`,
     };
     const stored: StoredLlmKey = { ...summary, sealedSecret: this.sealer.seal(input.secret) };
-    await this.redis.hset(this.keys.llmKeys(accountId), summary.id, JSON.stringify(stored));
+    if (!(await hsetUnderCap(this.redis, this.keys.llmKeys(accountId), this.maxKeys, summary.id, JSON.stringify(stored)))) {
+      throw new LlmKeyError(`an account holds at most ${this.maxKeys} language-model keys: remove one before adding another`);
+    }
     return summary;
   }
 

@@ -6,8 +6,11 @@ import { Keyspace } from './keyspace.js';
 import type { RenderedRecords } from './rendered-records.js';
 import { unixNow } from './time.js';
 
-export type Family = 'scrape' | 'scrape-v1' | 'parse';
-export type RecordStatus = 'received' | 'processing' | 'completed' | 'failed';
+export type Family = 'scrape' | 'scrape-v1' | 'parse' | 'crawl' | 'batch' | 'map';
+/** Every family, in the order usage lists them. */
+export const REQUEST_FAMILIES: readonly Family[] = ['scrape', 'scrape-v1', 'parse', 'crawl', 'batch', 'map'];
+/** `cancelled`: crawls and batches only (DELETE /web-scrapper/crawl/{id}). */
+export type RecordStatus = 'received' | 'processing' | 'completed' | 'failed' | 'cancelled';
 
 export interface RecordError {
   /** The family's code, e.g. "E008", "400-001", or an HTTP status for v1 ("404"). */
@@ -62,6 +65,11 @@ export interface RequestRecord<Input = Record<string, unknown>, Result = Record<
   subscriptionDeliveries?: Record<string, WebhookDeliveryState>;
   /** LLM runs only, failed ones included: tokens spent before the failure still count. */
   usage?: LlmUsage;
+  /**
+   * The SHA-256 (hex) of the Idempotency-Key that started the request, when one did: its claim
+   * (IdempotencyKeys) is given the record's expiry whenever the record's changes.
+   */
+  idempotencyKeyHash?: string;
 }
 
 /**
@@ -72,6 +80,10 @@ export const RECORD_LIFETIME_SECONDS: Record<Family, { fromCreation: number; aft
   scrape: { fromCreation: 7 * 24 * 3600, afterCompletion: 15 * 3600 },
   'scrape-v1': { fromCreation: 24 * 3600 },
   parse: { fromCreation: 7 * 24 * 3600 },
+  // A crawl runs for hours at most (CRAWL_MAX_DURATION_MS); its pages are kept a day after it ends.
+  crawl: { fromCreation: 7 * 24 * 3600, afterCompletion: 24 * 3600 },
+  batch: { fromCreation: 7 * 24 * 3600, afterCompletion: 24 * 3600 },
+  map: { fromCreation: 24 * 3600, afterCompletion: 24 * 3600 },
 };
 
 function endedNow(): { completedAt: number; completedAtMs: number } {
@@ -86,7 +98,7 @@ export function recordDurationMs(record: Pick<RequestRecord, 'id' | 'createdAt' 
 }
 
 export function hasEnded(status: RecordStatus): boolean {
-  return status === 'completed' || status === 'failed';
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 
 /** A worker reporting on its job says it is at work, even before its `processing` mark is sent. */
@@ -107,24 +119,27 @@ export type RecordLookup<I, R> =
   | { found: false; reason: 'expired' | 'unknown' };
 
 /**
- * KEYS[1] record; ARGV[1] SHA-1 of the value the writer read, ARGV[2] new value, ARGV[3] seconds
- * to live from now, or 0 to keep the current expiry; ARGV[4] a channel to publish ARGV[5] on once
- * written, or '' (a record that ends is announced by the very script that ends it, so no listener
- * hears of an end that did not happen, nor misses one that did while it was subscribed).
- * 1 when written, 0 when the record changed.
+ * KEYS[1] record, KEYS[2] (optional) the Idempotency-Key claim that started it; ARGV[1] SHA-1 of
+ * the value the writer read, ARGV[2] new value, ARGV[3] seconds to live from now (the claim's
+ * too: it lives exactly as long as its record), or 0 to keep the current expiry; ARGV[4] a channel
+ * to publish ARGV[5] on once written, or '' (a record that ends is announced by the very script
+ * that ends it, so no listener hears of an end that did not happen, nor misses one that did while
+ * it was subscribed). 1 when written, 0 when the record changed.
  */
 const RECORD_CAS_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
 if not current or redis.sha1hex(current) ~= ARGV[1] then return 0 end
 if tonumber(ARGV[3]) > 0 then
   redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+  if KEYS[2] then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
 else
   redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 end
 if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
 return 1
 `;
-type RecordCasCommand = (key: string, readSha1: string, value: string, ttlSeconds: number, channel: string, message: string) => Promise<number>;
+/** The number of keys first (1, or 2 with a claim), then the keys, then ARGV. */
+type RecordCasCommand = (...keysThenArgs: Array<string | number>) => Promise<number>;
 
 /**
  * Records up to this size travel whole in their end notice (see RecordEndings), so the waiting
@@ -183,7 +198,8 @@ export class RequestRecordStore {
     prefix: string,
   ) {
     this.keys = new Keyspace(prefix);
-    if (!('gleanerRecordCas' in redis)) redis.defineCommand('gleanerRecordCas', { lua: RECORD_CAS_SCRIPT, numberOfKeys: 1 });
+    // No numberOfKeys: each call says how many keys it passes (the claim is there or not).
+    if (!('gleanerRecordCas' in redis)) redis.defineCommand('gleanerRecordCas', { lua: RECORD_CAS_SCRIPT });
   }
 
   async create<I, R>(record: NewRequestRecord<I, R>): Promise<RequestRecord<I, R>> {
@@ -283,7 +299,8 @@ export class RequestRecordStore {
       const cas = (this.redis as unknown as { gleanerRecordCas: RecordCasCommand }).gleanerRecordCas;
       const written = JSON.stringify(next);
       const [channel, notice] = ends && announce ? [this.keys.recordEndings(), endedNotice(family, id, written)] : ['', ''];
-      if ((await cas.call(this.redis, key, createHash('sha1').update(raw).digest('hex'), written, ttl, channel, notice)) === 1) {
+      const claim = ttl > 0 && next.idempotencyKeyHash ? [this.keys.idempotencyKey(family, next.accountId, next.idempotencyKeyHash)] : [];
+      if ((await cas.call(this.redis, 1 + claim.length, key, ...claim, createHash('sha1').update(raw).digest('hex'), written, ttl, channel, notice)) === 1) {
         this.remember(key, written);
         return next;
       }
@@ -312,6 +329,11 @@ export class RequestRecordStore {
    */
   complete(family: Family, id: string, result: object, extra: Pick<Partial<RequestRecord>, 'usage' | 'progress'> = {}, options: UpdateOptions = {}) {
     return this.update(family, id, (r) => (hasEnded(r.status) ? r : { ...r, ...extra, status: 'completed', result: result as Record<string, unknown>, error: undefined, ...endedNow() }), options);
+  }
+
+  /** Records a cancellation (crawls and batches) unless an outcome is already recorded (see complete). */
+  cancel(family: Family, id: string, result: object) {
+    return this.update(family, id, (r) => (hasEnded(r.status) ? r : { ...r, status: 'cancelled', result: result as Record<string, unknown>, ...endedNow() }));
   }
 
   /** Announces an ended record whose write was not announced (`announce: false`): see RecordEndings. */

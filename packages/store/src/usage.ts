@@ -1,7 +1,7 @@
 import type { RedisClient as Redis } from '@gleaner/platform';
 import { requestIdTime } from '@gleaner/platform';
 import { Keyspace } from './keyspace.js';
-import { RECORD_LIFETIME_SECONDS, type Family } from './request-records.js';
+import { RECORD_LIFETIME_SECONDS, REQUEST_FAMILIES, type Family } from './request-records.js';
 
 export interface AccountUsage {
   credits_used: number;
@@ -118,7 +118,7 @@ function usageOf(h: Record<string, string>): AccountUsage {
   const n = (k: string) => Number(h[k] ?? 0);
   return {
     credits_used: n('credits'),
-    requests: { scrape: n('requests:scrape'), 'scrape-v1': n('requests:scrape-v1'), parse: n('requests:parse') },
+    requests: Object.fromEntries(REQUEST_FAMILIES.map((f) => [f, n(`requests:${f}`)])) as Record<Family, number>,
     llm_tokens: { input: n('llm_input_tokens'), output: n('llm_output_tokens') },
   };
 }

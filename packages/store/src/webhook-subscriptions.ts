@@ -1,5 +1,6 @@
 import type { RedisClient as Redis } from '@gleaner/platform';
 import { newRequestId } from '@gleaner/platform';
+import { hsetUnderCap } from './capped-hash.js';
 import { Keyspace } from './keyspace.js';
 import type { Family } from './request-records.js';
 import { unixNow } from './time.js';
@@ -21,7 +22,8 @@ export const SUBSCRIPTION_FAMILIES: Family[] = ['scrape', 'scrape-v1', 'parse'];
  * removed: its receiver is gone (an n8n workflow deactivated while Gleaner could not be told).
  */
 export const GONE_DELIVERIES_TO_REMOVE = 3;
-const MAX_SUBSCRIPTIONS = 20;
+/** Subscriptions one account may hold (fixed: each ended request is delivered to every one). */
+export const MAX_SUBSCRIPTIONS = 20;
 
 export class SubscriptionError extends Error {}
 
@@ -36,9 +38,10 @@ export class WebhookSubscriptionStore {
   }
 
   async add(accountId: string, url: string, families: Family[] = SUBSCRIPTION_FAMILIES): Promise<WebhookSubscription> {
-    if ((await this.redis.hlen(this.keys.subscriptions(accountId))) >= MAX_SUBSCRIPTIONS) throw new SubscriptionError(`at most ${MAX_SUBSCRIPTIONS} webhook subscriptions per account`);
     const sub: WebhookSubscription = { id: `whsub_${newRequestId()}`, url, families: [...new Set(families)], createdAt: unixNow() };
-    await this.redis.hset(this.keys.subscriptions(accountId), sub.id, JSON.stringify(sub));
+    if (!(await hsetUnderCap(this.redis, this.keys.subscriptions(accountId), MAX_SUBSCRIPTIONS, sub.id, JSON.stringify(sub)))) {
+      throw new SubscriptionError(`at most ${MAX_SUBSCRIPTIONS} webhook subscriptions per account`);
+    }
     return sub;
   }
 

@@ -94,11 +94,11 @@ describe('daily usage', () => {
     const days = await stores.usage.readDaily(account.id, 30);
     expect(days).toHaveLength(30);
     const today = new Date().toISOString().slice(0, 10);
-    expect(days[29]).toEqual({ date: today, credits_used: 1, requests: { scrape: 2, 'scrape-v1': 1, parse: 0 }, llm_tokens: { input: 120, output: 30 } });
+    expect(days[29]).toEqual({ date: today, credits_used: 1, requests: { scrape: 2, 'scrape-v1': 1, parse: 0, crawl: 0, batch: 0, map: 0 }, llm_tokens: { input: 120, output: 30 } });
     expect(days[0].date < days[1].date).toBe(true);
     expect(days.slice(0, 29).every((d) => d.requests.scrape === 0 && d.credits_used === 0)).toBe(true);
     // The totals count the same.
-    expect(await stores.usage.read(account.id)).toEqual({ credits_used: 1, requests: { scrape: 2, 'scrape-v1': 1, parse: 0 }, llm_tokens: { input: 120, output: 30 } });
+    expect(await stores.usage.read(account.id)).toEqual({ credits_used: 1, requests: { scrape: 2, 'scrape-v1': 1, parse: 0, crawl: 0, batch: 0, map: 0 }, llm_tokens: { input: 120, output: 30 } });
     const ttl = await redis.ttl(`${prefix}:usage-day:${account.id}:${today}`);
     expect(ttl).toBeGreaterThan((USAGE_DAYS_KEPT - 1) * 86_400);
     expect(ttl).toBeLessThanOrEqual(USAGE_DAYS_KEPT * 86_400);

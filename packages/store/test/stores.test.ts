@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { RedisClient as Redis } from '@gleaner/platform';
 import { newRequestId } from '@gleaner/platform';
-import { createStores, ENDED_NOTICE_MAX_CHARS, RateLimiter, RecordEndings, RenderedRecords, WindowBudget, type Stores } from '../src/index.js';
+import { createStores, ENDED_NOTICE_MAX_CHARS, RateLimiter, RecordEndings, RenderedRecords, WindowBudget, type RateCount, type Stores } from '../src/index.js';
 import { deleteKeysWithPrefix, testPrefix, testRedis } from '../../../tests/support/redis.js';
 
 const prefix = testPrefix('store');
@@ -119,6 +119,23 @@ describe('request records', () => {
     const v = newRequestId();
     await stores.records.create({ id: v, family: 'scrape-v1', accountId: 'a', input: {} });
     expect(await redis.ttl(`${prefix}:rec:scrape-v1:${v}`)).toBeLessThanOrEqual(24 * 3600);
+  });
+
+  it("gives an Idempotency-Key's claim its record's lifetime: created with it, shortened with it, released only by its own request", async () => {
+    const id = newRequestId();
+    const claimed = await stores.idempotencyKeys.createClaimed({ id, family: 'scrape', accountId: 'acc-idem', input: {} }, 'key-1', 'fp');
+    expect(claimed.created).toBe(true);
+    const [claimKey] = await redis.keys(`${prefix}:idem:scrape:acc-idem:*`);
+    expect(await redis.ttl(claimKey)).toBeGreaterThan(7 * 24 * 3600 - 10);
+    await stores.records.complete('scrape', id, { text: 'done' });
+    const [record, claim] = await Promise.all([redis.ttl(`${prefix}:rec:scrape:${id}`), redis.ttl(claimKey)]);
+    expect(record).toBeLessThanOrEqual(15 * 3600);
+    expect(Math.abs(record - claim)).toBeLessThanOrEqual(1);
+
+    await stores.idempotencyKeys.release('scrape', 'acc-idem', 'key-1', newRequestId());
+    expect(await redis.exists(claimKey)).toBe(1);
+    await stores.idempotencyKeys.release('scrape', 'acc-idem', 'key-1', id);
+    expect(await redis.exists(claimKey)).toBe(0);
   });
 
   it('counts status reads per id', async () => {
@@ -365,7 +382,26 @@ describe('result cache and rate limiter', () => {
     const last = await rate('scrape');
     // The refusal was not counted.
     expect(last).toMatchObject({ allowed: true, limit: 10, remaining: 7 });
-    expect(typeof last === 'object' && last.resetSeconds).toBeGreaterThan(0);
+    expect(typeof last === 'object' && last !== null && last.resetSeconds).toBeGreaterThan(0);
+  });
+
+  it("counts MCP protocol messages in a log of their own at ten times the key's limit, and uncounted reads in none", async () => {
+    const account = await stores.accounts.createAccount('gate-counts');
+    const { apiKey } = await stores.accounts.createApiKey(account.id, ['scrape']);
+    const admit = async (counts: RateCount) => {
+      const outcome = await stores.apiKeyGate.admit(apiKey, null, 2, counts);
+      return outcome.kind === 'admitted' ? outcome.rate : outcome.kind;
+    };
+    expect(await admit('api')).toMatchObject({ allowed: true, limit: 2, remaining: 1 });
+    for (let i = 0; i < 5; i++) expect(await admit('none')).toBeNull();
+    for (let i = 0; i < 19; i++) expect(await admit('mcp-protocol')).toMatchObject({ allowed: true, limit: 20 });
+    // The protocol's messages and the uncounted reads left the API budget as it was.
+    expect(await admit('api')).toMatchObject({ allowed: true, limit: 2, remaining: 0 });
+    expect(await admit('mcp-protocol')).toMatchObject({ allowed: true, limit: 20, remaining: 0 });
+    expect(await admit('mcp-protocol')).toMatchObject({ allowed: false, limit: 20 });
+    expect(await admit('api')).toMatchObject({ allowed: false, limit: 2 });
+    // A key without the scope is still refused when nothing would be counted.
+    expect((await stores.apiKeyGate.admit(apiKey, 'parse', 2, 'none')).kind).toBe('forbidden');
   });
 });
 

@@ -4,3 +4,4 @@ export * from './recorded-job.js';
 export * from './account-job-cap.js';
 export * from './crash-isolation.js';
 export * from './worker-service.js';
+export * from './defer-job.js';

@@ -12,8 +12,10 @@ export class JobFailure extends Error {
     readonly details: string[] = [],
     /** Language-model tokens spent before the failure, kept on the failed record. */
     readonly usage?: LlmUsage,
+    /** What failed underneath (a FetchError, whose status a crawl reads to decide on a retry). */
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'JobFailure';
   }
 

@@ -14,13 +14,24 @@ export type { RunningService } from '@gleaner/worker-runtime';
 /** SPEC: the current scraper reads pages up to 10 MB; a rendered page is held to the same. */
 export const RENDERED_MAX_BYTES = 10 * 1024 * 1024;
 
-export async function startBrowserWorker(config: BrowserWorkerConfig, logger: Logger = createLogger('browser-worker', config.LOG_LEVEL)): Promise<RunningService> {
-  // Chromium itself starts with the first page; a missing one is a boot failure, not a failed job.
+/** What to do about a missing Chromium: said by the browser-worker's boot failure and by `pnpm start`. */
+export const CHROMIUM_INSTALL_HINT = "install Debian's chromium package (apt-get install chromium) or point CHROMIUM_PATH at a Chromium binary";
+
+/** Why no Chromium can be launched from `chromiumPath` ("no Chromium at /usr/bin/chromium (CHROMIUM_PATH)"), or null when one can. */
+export function missingChromium(chromiumPath: string): string | null {
   try {
-    fs.accessSync(config.CHROMIUM_PATH, fs.constants.X_OK);
+    fs.accessSync(chromiumPath, fs.constants.X_OK);
+    return null;
   } catch {
-    throw new Error(`no Chromium at ${config.CHROMIUM_PATH} (CHROMIUM_PATH): install Debian's chromium package or point CHROMIUM_PATH at a Chromium binary`);
+    return `no Chromium at ${chromiumPath} (CHROMIUM_PATH)`;
   }
+}
+
+export async function startBrowserWorker(config: BrowserWorkerConfig, logger: Logger = createLogger('browser-worker', config.LOG_LEVEL)): Promise<RunningService> {
+  // Chromium itself starts with the first page; a missing one is a boot failure, not a failed job
+  // (`pnpm start` checks first and runs without this service instead).
+  const missing = missingChromium(config.CHROMIUM_PATH);
+  if (missing) throw new Error(`${missing}: ${CHROMIUM_INSTALL_HINT}`);
   const connection = deploymentRedis(config);
   const redis = createRedis(connection.target, 'worker', 'browser-worker', logger);
   const pageProxy = await FilteringProxy.start({ allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS });

@@ -13,7 +13,7 @@ import { accountRouter } from './routes/account.js';
 import { botWebhookRouter } from './routes/bot-webhook.js';
 import { consoleRoutes } from './routes/console.js';
 import { documentsRouter } from './routes/documents.js';
-import { mcpRouter, type McpSessionOwner } from './routes/mcp.js';
+import { mcpRouter, type McpSessionOwner, type OwnToolReads } from './routes/mcp.js';
 import { v1ScraperRouter } from './routes/v1-scraper.js';
 import { webScraperRouter } from './routes/web-scraper.js';
 
@@ -23,6 +23,8 @@ export interface AppOptions {
   mcpSessions?: McpHttpSessions<McpSessionOwner>;
   /** Serves `/metrics/backlog` when given: every queue's unfinished jobs, for autoscalers (KEDA). */
   backlogs?: () => Promise<Backlogs>;
+  /** Recognises the status reads of those sessions' tools (counted against no rate limit). */
+  ownToolReads?: OwnToolReads;
 }
 
 export function createGatewayApp(deps: GatewayDeps, options: AppOptions): Express {
@@ -63,6 +65,7 @@ export function createGatewayApp(deps: GatewayDeps, options: AppOptions): Expres
     res.status(ready ? 200 : 503).json({ ready });
   });
 
+  if (options.ownToolReads) app.use(options.ownToolReads.recognise);
   app.use(docsRoutes());
   app.use(consoleRoutes(deps.logger));
   app.use('/web-scrapper', webScraperRouter(deps));

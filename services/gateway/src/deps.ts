@@ -1,7 +1,7 @@
 import type { RedisClient as Redis } from '@gleaner/platform';
 import type { DocumentStore } from '@gleaner/object-store';
 import type { Logger } from '@gleaner/platform';
-import type { BotJob, BotJobResult, ParseJob, QueueProducer, ScrapeJob, ScrapeV1Job } from '@gleaner/queues';
+import type { BotJob, BotJobResult, CrawlJob, MapJob, ParseJob, QueueProducer, ScrapeJob, ScrapeV1Job } from '@gleaner/queues';
 import type { RecordEndings, ReplicaAcks, Stores } from '@gleaner/store';
 import type { GatewayConfig } from './config.js';
 
@@ -22,5 +22,7 @@ export interface GatewayDeps {
     scrapeV1: QueueProducer<ScrapeV1Job, unknown>;
     parse: QueueProducer<ParseJob, unknown>;
     bot: QueueProducer<BotJob, BotJobResult>;
+    crawl: QueueProducer<CrawlJob, unknown>;
+    map: QueueProducer<MapJob, unknown>;
   };
 }

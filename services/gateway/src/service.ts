@@ -2,13 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store';
 import { createLogger, createRedis, deploymentRedis, onMetricsScrape, QUEUE_DEPTH_STATES, queueBacklog, queueDepth, shutdownInOrder, type Logger } from '@gleaner/platform';
-import { QueueBacklogs, QueueProducer, botQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
-import { createStores, RecordEndings, ReplicaAcks } from '@gleaner/store';
+import { QueueBacklogs, QueueProducer, botQueue, crawlQueue, mapQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
+import { accountLimitsOf, createStores, RecordEndings, ReplicaAcks } from '@gleaner/store';
 import { createGatewayApp } from './app.js';
 import { answerRequestsExpressNeverSees } from './client-errors.js';
 import type { GatewayConfig } from './config.js';
 import type { GatewayDeps } from './deps.js';
-import { createMcpSessions, ownApiUrl } from './routes/mcp.js';
+import { createMcpSessions, ownApiUrl, OwnToolReads } from './routes/mcp.js';
 
 export interface RunningGateway {
   url: string;
@@ -29,8 +29,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
     scrapeV1: new QueueProducer(scrapeV1Queue, connection, redis),
     parse: new QueueProducer(parseQueue, connection, redis),
     bot: new QueueProducer(botQueue, connection, redis),
+    crawl: new QueueProducer(crawlQueue, connection, redis),
+    map: new QueueProducer(mapQueue, connection, redis),
   };
-  const stores = createStores(redis, connection.prefix, config.GLEANER_SECRET);
+  const stores = createStores(redis, connection.prefix, config.GLEANER_SECRET, accountLimitsOf(config));
   // Its own connection, reconnecting by itself: a subscribed client can send nothing else.
   const recordEndings = new RecordEndings(createRedis(connection.target, 'worker', 'gateway:record-endings'), stores.records, connection.prefix);
   // One server has no failover to lose writes to (and often no replica to wait for).
@@ -54,14 +56,20 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   let accepting = true;
   const isReady = async () => accepting && redis.status === 'ready' && (await redis.ping()) === 'PONG';
   let ownUrl = '';
-  const mcpSessions = createMcpSessions(config, () => ownUrl);
-  const app = createGatewayApp(deps, { isReady, mcpSessions, backlogs: () => backlogs.read() });
+  const ownToolReads = new OwnToolReads();
+  const mcpSessions = createMcpSessions(config, () => ownUrl, ownToolReads);
+  const app = createGatewayApp(deps, { isReady, mcpSessions, ownToolReads, backlogs: () => backlogs.read() });
   // Without a Host header Node would answer a bare 400 itself; the API does not use Host, so express answers.
-  const server = http.createServer({ requireHostHeader: false }, app);
+  // The request timeout (default 120 s) is longer than the 20 s window plus the bot timeout, so
+  // submits are never cut by the server; a body still arriving then is answered 408. Node looks for
+  // expired requests every connectionsCheckingInterval (30 s by default): an eighth of the timeout
+  // keeps the 408 near it.
+  const requestTimeout = config.HTTP_REQUEST_TIMEOUT_MS;
+  const server = http.createServer(
+    { requireHostHeader: false, requestTimeout, headersTimeout: Math.min(30_000, requestTimeout), connectionsCheckingInterval: Math.min(30_000, Math.ceil(requestTimeout / 8)) },
+    app,
+  );
   answerRequestsExpressNeverSees(server, app);
-  // Longer than the 20 s window plus the bot timeout, so submits are never cut by the server.
-  server.requestTimeout = 120_000;
-  server.headersTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);

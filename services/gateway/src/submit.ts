@@ -14,6 +14,8 @@ export interface SubmitInput<P extends object> {
   credits?: number;
   /** With an Idempotency-Key, the record is created only if the key names no live request. */
   idempotency?: IdempotentSubmit;
+  /** The job's id when it is not the request id (a crawl's first slice). */
+  jobId?: string;
 }
 
 export interface SubmitOutcome {
@@ -71,7 +73,7 @@ export async function submitAndWait<P extends object>(
   } else {
     created = records.create(newRecord);
   }
-  const added = s.producer.add(s.payload, s.requestId);
+  const added = s.producer.add(s.payload, s.jobId ?? s.requestId);
   const [record, queued] = await Promise.allSettled([created, added]);
   if (record.status === 'rejected') {
     waiting?.cancel();
@@ -80,9 +82,10 @@ export async function submitAndWait<P extends object>(
   }
   if (queued.status === 'rejected') {
     waiting?.cancel();
-    // Not queued means not accepted: remove the record so no request sits "received" forever
-    // (an Idempotency-Key claimed for it is free again once its record is gone).
+    // Not queued means not accepted: remove the record so no request sits "received" forever,
+    // and the Idempotency-Key claimed for it with it.
     await records.delete(s.family, s.requestId).catch(() => undefined);
+    if (s.idempotency) await stores.idempotencyKeys.release(s.family, s.accountId, s.idempotency.key, s.requestId).catch(() => undefined);
     throw queued.reason;
   }
   // Counted while the job runs, not before: the caller's answer never waits on this write.

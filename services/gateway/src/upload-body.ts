@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import busboy from 'busboy';
 import { SNIFF_HEAD_BYTES, unsupportedHead } from '@gleaner/document-extract/detect';
 import type { DocumentStore } from '@gleaner/object-store';
+import { labelProblem } from '@gleaner/store';
 import { ApiError } from './errors/index.js';
 
 /** SPEC "Limits": parser files up to 50 MB. */
@@ -12,6 +13,9 @@ export const UPLOAD_MAX_BYTES = 50 * 1024 * 1024;
 const ENVELOPE_MAX_BYTES = 256 * 1024;
 /** The form's fields are the JSON body's (`type`, `output`, `webhook`): short strings. */
 const FIELD_MAX_BYTES = 16 * 1024;
+
+/** A file name is kept with its request and shown back: a label, as long as file systems allow. */
+const FILE_NAME_MAX_CHARS = 255;
 
 export const TOO_LARGE_DETAIL = `the file is larger than ${UPLOAD_MAX_BYTES / (1024 * 1024)} MB`;
 
@@ -40,7 +44,9 @@ export async function receiveUpload(req: Request, store: DocumentStore, key: str
   let form: busboy.Busboy;
   try {
     // One more byte than allowed: busboy reports its limit when a file reaches it, not past it.
-    form = busboy({ headers: req.headers, limits: { fileSize: UPLOAD_MAX_BYTES + 1, files: 1, fields: 10, parts: 12, fieldSize: FIELD_MAX_BYTES } });
+    // Browsers, curl and FormData send a file name's bytes as UTF-8 (busboy reads them as Latin-1
+    // unless told: 'résumé.pdf' became 'rÃ©sumÃ©.pdf'); `filename*` names its own charset.
+    form = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fileSize: UPLOAD_MAX_BYTES + 1, files: 1, fields: 10, parts: 12, fieldSize: FIELD_MAX_BYTES } });
   } catch (err) {
     throw malformed((err as Error).message);
   }
@@ -62,7 +68,13 @@ export async function receiveUpload(req: Request, store: DocumentStore, key: str
       part.resume();
       return;
     }
-    fileName = info.filename ?? '';
+    fileName = (info.filename ?? '').trim();
+    const nameProblem = labelProblem("the file's name", fileName, FILE_NAME_MAX_CHARS);
+    if (nameProblem) {
+      refuse(new ApiError('400-004', undefined, { details: [nameProblem] }));
+      part.resume();
+      return;
+    }
     const fileGuard = (guard = new UploadGuard());
     part.on('limit', () => fileGuard.destroy(new ApiError('413-001', undefined, { details: [TOO_LARGE_DETAIL] })));
     // A refused file is still read to its end (and dropped): the parser needs the rest of the form.
@@ -80,9 +92,14 @@ export async function receiveUpload(req: Request, store: DocumentStore, key: str
   form.on('fieldsLimit', () => refuse(malformed('too many fields')));
 
   const parsed = new Promise<void>((resolve, reject) => {
+    const cutOff = () => reject(malformed('the request body was cut off'));
     form.once('close', resolve);
     form.once('error', (err: Error) => reject(malformed(err.message)));
-    req.once('error', () => reject(malformed('the request body was cut off')));
+    req.once('error', cutOff);
+    // A client gone before the body is whole (possibly while the key was checked, before these
+    // listeners existed) ends the request without an 'error' to hear.
+    req.once('close', () => req.complete || cutOff());
+    if (req.destroyed && !req.complete) cutOff();
   });
   req.pipe(form);
   try {
@@ -95,7 +112,14 @@ export async function receiveUpload(req: Request, store: DocumentStore, key: str
   } catch (err) {
     req.unpipe(form);
     req.resume();
-    if (stored) await store.delete(key).catch(() => undefined);
+    if (stored) {
+      // A body cut off (the client hung up, the request timeout's 408) never ends the file's
+      // stream: it would hold the partial file and its descriptor open until the process exits.
+      // Failing it makes the store close and remove what it wrote; then `stored` settles.
+      (guard as UploadGuard | null)?.destroy(err instanceof Error ? err : new Error(String(err)));
+      await (stored as Promise<{ bytes: number }>).catch(() => undefined);
+      await store.delete(key).catch(() => undefined);
+    }
     throw err;
   }
 }

@@ -1,11 +1,15 @@
 import { createLogger, createRedis, deploymentRedis, ThreadPool, type Logger } from '@gleaner/platform';
-import { QueueProducer, renderQueue, scrapeQueue, scrapeV1Queue, webhookQueue } from '@gleaner/queues';
+import { crawlQueue, mapQueue, QueueProducer, renderQueue, scrapeQueue, scrapeV1Queue, webhookQueue, type CrawlJob } from '@gleaner/queues';
 import { createStores, type RecordError } from '@gleaner/store';
-import { accountCapFrom, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService, jobLockHolder } from '@gleaner/worker-runtime';
+import { accountCapFrom, defaultAccountCap, jobLockHolder, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService } from '@gleaner/worker-runtime';
 import type { ScraperWorkerConfig } from './config.js';
 import { createScrapeProcessor } from './processors/scrape.js';
 import { createScrapeV1Processor } from './processors/scrape-v1.js';
 import type { ScrapeProcessorDeps } from './processors/deps.js';
+import type { CrawlDeps } from './crawl/crawl-deps.js';
+import { endCrawl } from './crawl/crawl-ending.js';
+import { createCrawlProcessor } from './crawl/crawl-slice.js';
+import { createMapProcessor } from './crawl/map-processor.js';
 
 /** Re-exported: callers of start…() name the handle they get back. */
 export type { RunningService } from '@gleaner/worker-runtime';
@@ -15,7 +19,12 @@ const STALLED: Record<'scrape' | 'scrape-v1', RecordError> = {
   'scrape-v1': { code: '500', message: 'processing failed repeatedly (worker crashed)' },
 };
 
-export async function startScraperWorker(config: ScraperWorkerConfig, logger: Logger = createLogger('scraper-worker', config.LOG_LEVEL)): Promise<RunningService> {
+export interface ScraperWorkerOptions {
+  /** Why no browser-worker runs beside this one (see ScrapeProcessorDeps.noBrowserHere). */
+  noBrowserHere?: string;
+}
+
+export async function startScraperWorker(config: ScraperWorkerConfig, logger: Logger = createLogger('scraper-worker', config.LOG_LEVEL), options: ScraperWorkerOptions = {}): Promise<RunningService> {
   const connection = deploymentRedis(config);
   const redis = createRedis(connection.target, 'worker', 'scraper-worker', logger);
   const stores = createStores(redis, connection.prefix, config.GLEANER_SECRET);
@@ -44,7 +53,10 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
   // job taken meanwhile would wait while another worker sits idle.
   await extractPool.whenLoaded();
   const renders = new QueueProducer(renderQueue, connection);
-  const deps: ScrapeProcessorDeps = { config, logger, jobs, extractPool, cache: stores.cache, llmKeys: stores.llmKeys, usage: stores.usage, renders, renderedPages: stores.renderedPages };
+  const deps: ScrapeProcessorDeps = { config, logger, jobs, extractPool, cache: stores.cache, llmKeys: stores.llmKeys, usage: stores.usage, renders, renderedPages: stores.renderedPages, noBrowserHere: options.noBrowserHere };
+  const slices = new QueueProducer(crawlQueue, connection);
+  // A deploy or scale-down ends running slices within their drain, not their 30 s.
+  const crawlDeps: CrawlDeps = { ...deps, records: stores.records, crawls: stores.crawls, slices, redis, stopping: () => !registry.isRunning() };
 
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(scrapeQueue, createScrapeProcessor(deps), {
@@ -57,6 +69,22 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
     accountCap,
     onFailedForGood: (job) => recordFailedForGood('scrape-v1', String(job.id), jobs, STALLED['scrape-v1']),
   });
+  // Crawls and batches take turns by slices; an account runs at most half of a process's crawl
+  // slots at once (fair sharing), whatever ACCOUNT_MAX_CONCURRENT_JOBS says of single scrapes, and
+  // its pages' extraction counts against its share of the threads like its scrapes.
+  registry.register(crawlQueue, createCrawlProcessor(crawlDeps), {
+    concurrency: config.CRAWL_CONCURRENCY,
+    accountCap: { max: defaultAccountCap(config.CRAWL_CONCURRENCY), group: 'crawl' },
+    onFailedForGood: async (job, err) => {
+      const { requestId, family } = job.data as CrawlJob;
+      await endCrawl(crawlDeps, family, requestId, { status: 'failed', error: { code: 'E008', message: `the ${family} failed: ${err.message}` } });
+    },
+  });
+  registry.register(mapQueue, createMapProcessor(crawlDeps), {
+    concurrency: config.CRAWL_CONCURRENCY,
+    accountCap: { max: defaultAccountCap(config.CRAWL_CONCURRENCY), group: 'map' },
+    onFailedForGood: (job) => recordFailedForGood('map', String(job.id), jobs, STALLED.scrape),
+  });
   return serveWorkerService({
     name: 'scraper-worker',
     registry,
@@ -67,6 +95,7 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
       { name: 'threads', run: () => extractPool.close() },
       { name: 'webhook producer', run: () => webhooks.close() },
       { name: 'render producer', run: () => renders.close() },
+      { name: 'crawl slice producer', run: () => slices.close() },
     ],
   });
 }

@@ -3,14 +3,15 @@ import { UnrecoverableError } from 'bullmq';
 import { FetchError, postJson, signWebhook } from '@gleaner/safe-fetch';
 import { webhookDeliveries, type Logger } from '@gleaner/platform';
 import type { WebhookJob } from '@gleaner/queues';
-import type { AccountStore, RequestRecord, RequestRecordStore, WebhookDeliveryState, WebhookSubscriptionStore } from '@gleaner/store';
+import type { AccountStore, CrawlState, RequestRecord, RequestRecordStore, WebhookDeliveryState, WebhookSubscriptionStore } from '@gleaner/store';
 import { RetryableDeliveryError } from './backoff.js';
-import { WEBHOOK_USER_AGENT, webhookBody } from './webhook-body.js';
+import { deliveryBody, WEBHOOK_USER_AGENT } from './webhook-body.js';
 
 export interface DeliveryDeps {
   records: RequestRecordStore;
   accounts: AccountStore;
   subscriptions: WebhookSubscriptionStore;
+  crawls: CrawlState;
   logger: Logger;
   timeoutMs: number;
   allowPrivateNetworks: boolean;
@@ -59,12 +60,15 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
     // attempts), which a stalled run does not advance, so this is not `attempt >= attempts`.
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const { family } = payload;
+    // A crawl's page notices are many: their attempts are not written into the crawl's record
+    // (only its end notice's are), and they are told apart by X-Webhook-Delivery.
+    const recorded = payload.crawlEvent?.kind !== 'page';
     const log = deps.logger.child({ requestId: payload.requestId, deliveryId: payload.deliveryId, subscriptionId: payload.subscriptionId, attempt });
     /** Records the attempt's outcome, then counts it (a write that fails is counted by the caller). */
     const note = async (outcome: DeliveryOutcome, lastError?: string) => {
       const status = outcome === 'retry' ? 'pending' : outcome === 'delivered' ? 'delivered' : 'failed';
       const state: WebhookDeliveryState = { url: payload.url, status, attempts: attempt, ...(lastError ? { lastError } : {}), ...(outcome === 'delivered' ? { deliveredAt: Math.floor(Date.now() / 1000) } : {}) };
-      await deps.records.update(family, payload.requestId, (r) => withDeliveryState(r, payload.subscriptionId, state));
+      if (recorded) await deps.records.update(family, payload.requestId, (r) => withDeliveryState(r, payload.subscriptionId, state));
       webhookDeliveries.inc({ family, outcome });
     };
 
@@ -75,7 +79,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
         log.warn('webhook dropped: request record or account no longer exists', { outcome: 'failed' });
         throw new UnrecoverableError('request record or account no longer exists');
       }
-      const previous = deliveryStateOf(record, payload.subscriptionId);
+      const previous = recorded ? deliveryStateOf(record, payload.subscriptionId) : undefined;
       if (previous?.status === 'delivered') {
         // An attempt that reached the receiver but lost its job lock (a Redis outage), or a
         // delivery job queued again, runs again: the record says it arrived, so the receiver is
@@ -83,7 +87,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
         log.info('webhook already delivered, not sending again', { outcome: 'duplicate-skipped' });
         return { statusCode: 200, attempts: previous.attempts };
       }
-      const body = JSON.stringify(webhookBody(family, record));
+      const body = await deliveryBody(payload, record, deps.crawls);
       const timestamp = Math.floor(Date.now() / 1000);
       const headers = {
         'Content-Type': 'application/json',

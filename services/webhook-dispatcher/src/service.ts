@@ -16,7 +16,7 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig, lo
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(
     webhookQueue,
-    createDeliveryProcessor({ records: stores.records, accounts: stores.accounts, subscriptions: stores.subscriptions, logger, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS }),
+    createDeliveryProcessor({ records: stores.records, accounts: stores.accounts, subscriptions: stores.subscriptions, crawls: stores.crawls, logger, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS }),
     {
       concurrency: config.WEBHOOK_CONCURRENCY,
       // Fair sharing (issue 24): an account whose receivers hang must not hold every delivery slot
@@ -31,7 +31,7 @@ export async function startWebhookDispatcher(config: WebhookDispatcherConfig, lo
         logger.warn('webhook delivery failed for good', { requestId, deliveryId: job.id, subscriptionId, attempts, error: err.message });
         // Every attempt the processor ran has counted and recorded its own outcome; a delivery
         // that kept killing its dispatcher never finished one.
-        if (cause !== 'stalled') return;
+        if (cause !== 'stalled' || (job.data as WebhookJob).crawlEvent?.kind === 'page') return;
         webhookDeliveries.inc({ family, outcome: 'failed' });
         await stores.records.update(family, requestId, (r) =>
           deliveryStateOf(r, subscriptionId)?.status === 'delivered' ? r : withDeliveryState(r, subscriptionId, { url, status: 'failed', attempts, lastError: err.message }),

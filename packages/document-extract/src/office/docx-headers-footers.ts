@@ -1,5 +1,6 @@
 import type JSZip from 'jszip';
 import { attribute, childElements, isOn, parseXml, storyText } from './docx-xml.js';
+import { readRelationships } from './relationships.js';
 
 export interface HeadersFooters {
   headers: string[];
@@ -16,7 +17,7 @@ type Story = 'header' | 'footer';
  * A part referenced by several sections is read once. Order: first, default, even.
  */
 export async function readHeadersFooters(zip: JSZip, documentXml: string): Promise<HeadersFooters> {
-  const targets = await readRelationshipTargets(zip);
+  const targets = new Map([...(await readRelationships(zip, 'word/document.xml'))].map(([id, { target }]) => [id, target]));
   const settings = await readPart(zip, 'word/settings.xml');
   const evenAndOdd = settings ? isOn(childElements(settings).find((e) => e.localName === 'evenAndOddHeaders')) : false;
 
@@ -47,29 +48,6 @@ function referencesOf(section: Element, story: Story): Map<string, string> {
     if (id) references.set(attribute(reference, 'type') ?? 'default', id);
   }
   return references;
-}
-
-async function readRelationshipTargets(zip: JSZip): Promise<Map<string, string>> {
-  const targets = new Map<string, string>();
-  const rels = await readPart(zip, 'word/_rels/document.xml.rels');
-  if (!rels) return targets;
-  for (const relationship of childElements(rels)) {
-    const id = attribute(relationship, 'Id');
-    const target = attribute(relationship, 'Target');
-    if (id && target && attribute(relationship, 'TargetMode') !== 'External') targets.set(id, resolvePartName(target));
-  }
-  return targets;
-}
-
-/** Targets are relative to word/ unless absolute within the package. */
-function resolvePartName(target: string): string {
-  const segments = target.startsWith('/') ? [] : ['word'];
-  for (const segment of target.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') segments.pop();
-    else segments.push(segment);
-  }
-  return segments.join('/');
 }
 
 async function readPart(zip: JSZip, name: string): Promise<Element | null> {

@@ -11,9 +11,7 @@ const NOTE_PLACEHOLDER = new RegExp(`${NOTE_OPEN}([^${NOTE_CLOSE}]*)${NOTE_CLOSE
  *  - footnote/endnote references become "[1]" in plain text and "[^1]" in markdown, and the
  *    note list mammoth appends becomes "[1] text" paragraphs or GFM "[^1]: text" definitions
  *    (mammoth's "↑" back-links are dropped);
- *  - form checkboxes become ☒/☐, which both renderers keep (NHM drops <input>);
- *  - for markdown, paragraphs inside table cells are joined with spaces, because NHM glues
- *    them together without one ("a</p><p>b" → "ab").
+ *  - form checkboxes become ☒/☐, which both renderers keep (they drop <input>).
  */
 export function prepareMammothHtml(root: HTMLElement, output: OutputFormat): void {
   for (const input of root.querySelectorAll('input')) {
@@ -21,12 +19,14 @@ export function prepareMammothHtml(root: HTMLElement, output: OutputFormat): voi
     if (type === 'checkbox' || type === 'radio') input.replaceWith(input.hasAttribute('checked') ? '☒' : '☐');
   }
   rewriteNotes(root, output);
-  if (output === 'markdown') {
-    for (const cell of root.querySelectorAll('td, th')) {
-      for (const block of cell.querySelectorAll('p, h1, h2, h3, h4, h5, h6, li')) block.replaceWith(`${block.innerHTML} `);
-      for (const br of cell.querySelectorAll('br')) br.replaceWith(' ');
-    }
-  }
+}
+
+/**
+ * A note's label in the text, for the HTML our readers build: a placeholder that finishMarkdownNotes
+ * turns into "[^1]" in markdown (written as such, the renderer would escape it), "[1]" in plain text.
+ */
+export function noteMarker(label: string, output: OutputFormat): string {
+  return output === 'markdown' ? `${NOTE_OPEN}${label}${NOTE_CLOSE}` : `[${escapeText(label)}]`;
 }
 
 /** Replaces the markdown note placeholders with GFM footnote syntax. */

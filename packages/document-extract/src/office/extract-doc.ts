@@ -3,7 +3,7 @@ import { DocumentError } from '../errors.js';
 import type { ExtractedDocument, ExtractOptions } from '../types.js';
 import { classifyOle } from './ole-kind.js';
 import { isOle } from './ole-directory.js';
-import { joinParts, linesToMarkdownParagraphs, tidyLines } from './plain-lines.js';
+import { joinParts, linesToMarkdown, tidyLines } from './plain-lines.js';
 
 /**
  * word-extractor's Document accessors. The bundled typings omit the options argument, but the
@@ -44,7 +44,8 @@ export async function extractDoc(bytes: Buffer, opts: ExtractOptions): Promise<E
   const lines = (text: string) => tidyLines(text.replace(/\f/g, '\n'));
   const headers = lines(document.getHeaders({ includeFooters: false, ...RAW }));
   const footers = lines(document.getFooters(RAW));
-  const bodyPages = document.getBody(RAW).split('\f').map(tidyLines);
+  // Kept raw until formatted: the tab ending a table row is what tells rows in markdown.
+  const bodyPages = document.getBody(RAW).split('\f');
   const afterBody = [
     document.getTextboxes({ includeBody: true, includeHeadersAndFooters: false, ...RAW }),
     document.getFootnotes(RAW),
@@ -52,11 +53,11 @@ export async function extractDoc(bytes: Buffer, opts: ExtractOptions): Promise<E
   ].map(lines);
 
   // A break at the very end (Word's last section mark) makes no page of its own.
-  while (bodyPages.length > 1 && bodyPages[bodyPages.length - 1] === '') bodyPages.pop();
+  while (bodyPages.length > 1 && tidyLines(bodyPages[bodyPages.length - 1]) === '') bodyPages.pop();
   const pageParts = bodyPages.map((page) => [page]);
   pageParts[0].unshift(headers);
   pageParts[pageParts.length - 1].push(...afterBody, footers);
-  const format = (parts: string[]) => (opts.output === 'markdown' ? joinParts(parts.map(linesToMarkdownParagraphs)) : joinParts(parts));
+  const format = (parts: string[]) => joinParts(parts.map(opts.output === 'markdown' ? linesToMarkdown : tidyLines));
   const pages = pageParts.map(format);
   opts.onProgress?.(pages.length, pages.length);
   return { kind: 'doc', pages, notes: [], ocrPages: 0 };
@@ -70,6 +71,8 @@ function assertReadableWordOle(bytes: Buffer): void {
       throw new DocumentError('400-001', 'Password-protected documents are not supported', ['the Word document is password-protected (encrypted)']);
     case 'word6':
       throw new DocumentError('400-001', 'Unsupported file type', ['Word 6.0/95 documents are not supported; save the file as .docx']);
+    case 'excel':
+    case 'powerpoint':
     case 'other':
       throw new DocumentError('400-001', 'Unsupported file type', ['the OLE file holds no Word document (e.g. an Excel or PowerPoint file)']);
     case 'unreadable':

@@ -1,3 +1,4 @@
+import { XMLSerializer } from '@xmldom/xmldom';
 import JSZip from 'jszip';
 import mammoth from 'mammoth';
 import { parse } from 'node-html-parser';
@@ -5,10 +6,11 @@ import { DocumentError } from '../errors.js';
 import type { ExtractedDocument, ExtractOptions } from '../types.js';
 import { readHeadersFooters } from './docx-headers-footers.js';
 import { finishMarkdownNotes, prepareMammothHtml, splitPages } from './docx-html.js';
-import { htmlToMarkdown } from './html-to-markdown.js';
+import { type Equation, extractEquations, restoreEquations } from './docx-math.js';
+import { parseXml } from './docx-xml.js';
+import { fragmentToMarkdown } from './html-to-markdown.js';
 import { htmlToText } from './html-to-text.js';
-import { isOle } from './ole-directory.js';
-import { assertSafeZip } from './zip-guard.js';
+import { openZipPackage } from './zip-package.js';
 
 const MAIN_PART = 'word/document.xml';
 // Parts mammoth reads whose w:cr it would drop.
@@ -16,7 +18,8 @@ const MAMMOTH_STORY_PARTS = [MAIN_PART, 'word/footnotes.xml', 'word/endnotes.xml
 const CARRIAGE_RETURN = /<([\w.-]+:)?cr(\s[^>]*)?\/>/g;
 
 /**
- * Word 2007+ (.docx): the body through mammoth (tables, lists, text boxes, footnotes; comments
+ * Word 2007+ (.docx): the body through mammoth (tables, lists, text boxes, footnotes, equations
+ * through docx-math.ts; comments
  * excluded; tracked changes in their current state: w:ins kept, w:del dropped), headers before
  * the body and footers after it, as the corpus references do. Pages are split only at explicit
  * page breaks (w:br type="page"): a .docx stores no layout, and w:lastRenderedPageBreak only
@@ -24,23 +27,27 @@ const CARRIAGE_RETURN = /<([\w.-]+:)?cr(\s[^>]*)?\/>/g;
  */
 export async function extractDocx(bytes: Buffer, opts: ExtractOptions): Promise<ExtractedDocument> {
   opts.signal?.throwIfAborted();
-  if (isOle(bytes)) {
-    throw new DocumentError('400-001', 'Password-protected documents are not supported', ['the .docx is password-protected (encrypted: an OLE container, not a ZIP package)']);
-  }
-  assertSafeZip(bytes);
-  const zip = await JSZip.loadAsync(bytes).catch((error: unknown) => {
-    throw new DocumentError('400-001', 'The document is damaged', [`the ZIP package cannot be read: ${error instanceof Error ? error.message : String(error)}`]);
-  });
+  const { zip } = await openZipPackage(bytes, 'the .docx');
   const main = zip.file(MAIN_PART);
   if (!main) throw new DocumentError('400-001', 'Invalid file type', ['the ZIP package has no word/document.xml']);
-  const documentXml = await main.async('string');
-  const mammothInput = await withLineBreaksForCr(zip, documentXml, bytes);
+  let documentXml = await main.async('string');
+  let equations: Equation[] = [];
+  if (/<([\w.-]+:)?oMath[\s>]/.test(documentXml)) {
+    const parsed = parseXml(documentXml);
+    if (parsed) {
+      equations = extractEquations(parsed);
+      documentXml = new XMLSerializer().serializeToString(parsed);
+      zip.file(MAIN_PART, documentXml);
+    }
+  }
+  const mammothInput = await withLineBreaksForCr(zip, documentXml, bytes, equations.length > 0);
   opts.signal?.throwIfAborted();
 
   const { value: html } = await mammoth.convertToHtml(
     { buffer: mammothInput },
     {
-      styleMap: ["br[type='page'] => hr"],
+      // Word's Title style is the document's title (Docling and pandoc make it a heading too).
+      styleMap: ["br[type='page'] => hr", "p[style-name='Title'] => h1:fresh"],
       // Images are not processed (SPEC): never read or base64-encode them.
       convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })),
       externalFileAccess: false,
@@ -52,7 +59,11 @@ export async function extractDocx(bytes: Buffer, opts: ExtractOptions): Promise<
   const root = parse(html);
   prepareMammothHtml(root, opts.output);
   const pages = splitPages(root).map((page) =>
-    opts.output === 'markdown' ? finishMarkdownNotes(htmlToMarkdown(page)) : htmlToText(page, { preserveWhitespace: true }),
+    restoreEquations(
+      opts.output === 'markdown' ? finishMarkdownNotes(fragmentToMarkdown(page.toString())) : htmlToText(page, { preserveWhitespace: true }),
+      equations,
+      opts.output === 'markdown',
+    ),
   );
   pages[0] = [...headers, pages[0]].filter((s) => s !== '').join('\n\n');
   pages[pages.length - 1] = [pages[pages.length - 1], ...footers].filter((s) => s !== '').join('\n\n');
@@ -67,8 +78,8 @@ export async function extractDocx(bytes: Buffer, opts: ExtractOptions): Promise<
  * on both sides together. When a story part uses it, we rewrite it as the equivalent w:br and
  * repackage; JSZip reuses the compressed data of every untouched part.
  */
-async function withLineBreaksForCr(zip: JSZip, documentXml: string, original: Buffer): Promise<Buffer> {
-  let changed = false;
+async function withLineBreaksForCr(zip: JSZip, documentXml: string, original: Buffer, alreadyChanged: boolean): Promise<Buffer> {
+  let changed = alreadyChanged;
   for (const name of MAMMOTH_STORY_PARTS) {
     const file = zip.file(name);
     if (!file) continue;

@@ -3,7 +3,7 @@ import { DocumentError } from '../errors.js';
 import { detectBom } from '../txt/binary-check.js';
 import { decodeWindows1252, decoderFor } from '../txt/charset.js';
 import type { ExtractedDocument, ExtractOptions } from '../types.js';
-import { htmlToMarkdown } from './html-to-markdown.js';
+import { htmlFileToMarkdown } from './html-to-markdown.js';
 import { htmlToText } from './html-to-text.js';
 import { htmlFromMht, isMht } from './mht.js';
 
@@ -26,14 +26,16 @@ export async function extractHtml(bytes: Buffer, opts: ExtractOptions): Promise<
   const decoded = decodeHtml(source, charset);
   notes.push(`decoded as ${decoded.encoding}`);
   // Word's downlevel-revealed conditionals (<![if !supportLists]>) are not comments: drop the markers.
-  const root = parse(decoded.text.replace(/<!\[(?:end)?if[^\]]*\]>/gi, ''), {
-    comment: false,
-    blockTextElements: { script: true, style: true, noscript: true, pre: true },
-  });
-  const body = root.querySelector('body') ?? root;
-  const text = opts.output === 'markdown' ? htmlToMarkdown(body) : htmlToText(body, { preserveWhitespace: false });
+  const html = decoded.text.replace(/<!\[(?:end)?if[^\]]*\]>/gi, '');
+  const text = opts.output === 'markdown' ? htmlFileToMarkdown(html) : htmlFilePlainText(html);
   opts.onProgress?.(1, 1);
   return { kind: 'html', pages: [text], notes, ocrPages: 0 };
+}
+
+/** The plain text of an HTML file's body (browser whitespace rules). */
+export function htmlFilePlainText(html: string): string {
+  const root = parse(html, { comment: false, blockTextElements: { script: true, style: true, noscript: true, pre: true } });
+  return htmlToText(root.querySelector('body') ?? root, { preserveWhitespace: false });
 }
 
 /** BOM, then the declared charset (MIME part or <meta>), then UTF-8 if valid, else windows-1252. */

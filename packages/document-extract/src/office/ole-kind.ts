@@ -6,7 +6,9 @@ export type OleContent =
   | 'word6' // Word 6/95 (older FIB), which word-extractor rejects
   | 'encrypted-word' // Word 97-2003 binary with the FIB's fEncrypted flag
   | 'encrypted-ooxml' // a password-protected docx/xlsx/pptx: the package sits encrypted in an OLE file
-  | 'other' // Excel, PowerPoint, Outlook message, ...
+  | 'excel' // Excel 5.0-2003 binary workbook (BIFF5/BIFF8): a Workbook or Book stream
+  | 'powerpoint' // PowerPoint 97-2003 (.ppt), which we do not read
+  | 'other' // Outlook message, ...
   | 'unreadable'; // the compound file's own structures are damaged
 
 // FIB (MS-DOC 2.5.2): wIdent at 0, flags at 0x0A with fEncrypted = bit 8.
@@ -19,7 +21,10 @@ export function classifyOle(bytes: Buffer): OleContent {
   if (!directory) return 'unreadable';
   if (directory.streams.some((s) => s.name === 'EncryptedPackage')) return 'encrypted-ooxml';
   const word = directory.streams.find((s) => s.name === 'WordDocument');
-  if (!word) return 'other';
+  if (!word) {
+    if (directory.streams.some((s) => s.name === 'Workbook' || s.name === 'Book')) return 'excel';
+    return directory.streams.some((s) => s.name === 'PowerPoint Document') ? 'powerpoint' : 'other';
+  }
   const fib = directory.readHead(word, 12);
   // Without the FIB head we cannot say more; word-extractor will decide.
   if (!fib || fib.length < 12) return 'word97';

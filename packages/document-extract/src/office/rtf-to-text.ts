@@ -53,6 +53,8 @@ export function rtfToText(source: Buffer): RtfText {
   let state: GroupState = { destination: 'body', unicodeSkip: 1 };
   let pendingSkip = 0;
   let groupStart = false;
+  /** The destination before a `{\*` that opened this group, until its first control word says what it is. */
+  let starredFrom: Destination | null = null;
 
   const emit = (text: string): void => {
     decoder.flushInto((t) => state.destination !== 'skip' && buffers[state.destination].push(t));
@@ -114,8 +116,12 @@ export function rtfToText(source: Buffer): RtfText {
       continue;
     }
     if (next === '*') {
-      // {\* ...}: an ignorable destination; we read none of those.
-      if (groupStart) state.destination = 'skip';
+      // {\* ...}: an ignorable destination; we read none of those but the notes, headers and
+      // footers it may name ({\*\footnote ...}, as LibreOffice writes footnotes).
+      if (groupStart) {
+        starredFrom = state.destination;
+        state.destination = 'skip';
+      }
       i += 2;
       continue;
     }
@@ -151,6 +157,12 @@ export function rtfToText(source: Buffer): RtfText {
 
     if (word === 'bin') {
       i += Math.max(0, Number(param ?? 0));
+      continue;
+    }
+    const starred = starredFrom;
+    starredFrom = null;
+    if (wasGroupStart && starred !== null && starred !== 'skip' && (HEADERS.has(word) || FOOTERS.has(word) || NOTES.has(word))) {
+      state.destination = HEADERS.has(word) ? 'header' : FOOTERS.has(word) ? 'footer' : 'note';
       continue;
     }
     if (wasGroupStart && (SKIPPED_DESTINATIONS.has(word) || HEADERS.has(word) || FOOTERS.has(word) || NOTES.has(word))) {

@@ -1,3 +1,5 @@
+import { inflateRawSync } from 'node:zlib';
+
 /**
  * Reads a ZIP central directory without inflating anything, so that we can decide what a
  * package is (detection) and whether it is safe to open (zip-bomb checks) before any
@@ -107,4 +109,25 @@ function applyZip64Extra(view: DataView, start: number, length: number, entry: Z
 
 function safeNumber(value: bigint): number | null {
   return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : null;
+}
+
+/**
+ * The content of a small entry (an OpenDocument or EPUB `mimetype` part), read from its local
+ * header without the rest of the archive; null when it is larger than `maxBytes`, encrypted,
+ * or unreadable.
+ */
+export function readSmallEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes: number): Buffer | null {
+  if (entry.encrypted || entry.uncompressedSize > maxBytes || entry.compressedSize > maxBytes * 4 + 64) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const header = entry.localHeaderOffset;
+  if (header + 30 > bytes.length || view.getUint32(header, true) !== 0x04034b50) return null;
+  const start = header + 30 + view.getUint16(header + 26, true) + view.getUint16(header + 28, true);
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.max(0, Math.min(entry.compressedSize, bytes.length - start)));
+  if (entry.method === 0) return data;
+  if (entry.method !== 8) return null;
+  try {
+    return inflateRawSync(data, { maxOutputLength: maxBytes });
+  } catch {
+    return null;
+  }
 }

@@ -17,7 +17,7 @@ import { readZipDirectory, type ZipEntry } from './zip-directory.js';
  */
 /** Everything, media included (pictures hardly compress: a 50 MB download expands to little more). */
 export const MAX_TOTAL_UNCOMPRESSED = 128 * 1024 * 1024;
-/** word/document.xml, the body. */
+/** word/document.xml, the body; and any one XML part of the other formats (a sheet, content.xml, a chapter). */
 export const MAX_MAIN_PART = 24 * 1024 * 1024;
 /** Every XML part (body, headers, footers, notes, styles, ...). */
 export const MAX_XML_TOTAL = 32 * 1024 * 1024;
@@ -25,6 +25,8 @@ const MAX_ENTRIES = 10_000;
 const RATIO_CHECK_FROM = 10 * 1024 * 1024;
 const MAX_RATIO = 100;
 const LOCAL_HEADER_SIGNATURE = 0x04034b50;
+/** The parts our readers parse: OOXML and OpenDocument XML, relationships, EPUB's package and chapters. */
+const XML_PART = /\.(xml|rels|opf|ncx|xhtml|html?)$/i;
 
 export function assertSafeZip(bytes: Uint8Array): void {
   const entries = readZipDirectory(bytes);
@@ -38,10 +40,11 @@ export function assertSafeZip(bytes: Uint8Array): void {
     if (entry.method !== 0 && entry.method !== 8) throw damaged(`part ${entry.name} uses unsupported compression method ${entry.method}`);
     total += entry.uncompressedSize;
     if (total > MAX_TOTAL_UNCOMPRESSED) throw overLimit(`the document expands to more than ${mb(MAX_TOTAL_UNCOMPRESSED)}`);
-    if (entry.name === 'word/document.xml' && entry.uncompressedSize > MAX_MAIN_PART) {
-      throw overLimit(`the body (word/document.xml) expands to more than ${mb(MAX_MAIN_PART)}`);
+    const isXml = XML_PART.test(entry.name);
+    if (isXml && entry.uncompressedSize > MAX_MAIN_PART) {
+      throw overLimit(`${entry.name === 'word/document.xml' ? 'the body (word/document.xml)' : `part ${entry.name}`} expands to more than ${mb(MAX_MAIN_PART)}`);
     }
-    if (/\.(xml|rels)$/i.test(entry.name)) xml += entry.uncompressedSize;
+    if (isXml) xml += entry.uncompressedSize;
     if (xml > MAX_XML_TOTAL) throw overLimit(`the document's XML parts expand to more than ${mb(MAX_XML_TOTAL)}`);
     if (entry.uncompressedSize > RATIO_CHECK_FROM && entry.uncompressedSize > MAX_RATIO * Math.max(entry.compressedSize, 1)) {
       throw overLimit(`part ${entry.name} has a compression ratio above ${MAX_RATIO}:1 (zip bomb?)`);

@@ -4,8 +4,11 @@ import type { ExtractedDocument, ExtractOptions } from '../types.js';
 import { damagedPdfError, openPdf } from './open-pdf.js';
 import { readScanImage, recognizeRendered, renderPage } from './page-ocr.js';
 import { layoutPage, type TextBlock } from './page-layout.js';
+import { newDocumentFonts, pageStructure } from './page-structure.js';
+import { withoutRunningLines } from './running-lines.js';
+import { joinTablesAcrossPages } from './table-cells.js';
 import { choosePageReading, documentTraits, fetchPage, type FetchedPage } from './read-page.js';
-import { headingLevels, markdownBlock, plainBlock } from './render-text.js';
+import { headingLevels, markdownPage, plainBlock } from './render-text.js';
 import { PDF_LIMITS } from './stream-budget.js';
 
 /**
@@ -19,7 +22,7 @@ const PREFETCH = 4;
  */
 const ocrInFlight = (opts: ExtractOptions) => Math.max(2, (opts.ocr?.parallelism ?? 1) + 1);
 
-type PageResult = { kind: 'text'; blocks: TextBlock[] } | { kind: 'ocr'; reading: Promise<UprightText>; reason: string };
+type PageResult = { kind: 'text'; blocks: TextBlock[]; height: number } | { kind: 'ocr'; reading: Promise<UprightText>; reason: string };
 
 const aborted = () => new DocumentError('500-001', 'Processing error', ['the time budget ran out']);
 
@@ -49,6 +52,7 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
     // is built to claim pages that are not there: 600 KB listing one page 100,000 times kept a
     // parse thread busy until the job's 600 s budget ran out (issue 24). Refused at the repeat.
     const pageOfObject = new Map<string, number>();
+    const fonts = newDocumentFonts();
 
     for (let n = 1; n <= total; n++) {
       if (opts.signal?.aborted) throw aborted();
@@ -85,7 +89,9 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
         } else {
           if (reading.ocr) notes.push(`page ${n}: needs OCR (${reading.ocr}), which is not available; its text layer was used`);
           else if (reading.note) notes.push(`page ${n}: ${reading.note}`);
-          result = { kind: 'text', blocks: layoutPage(fetched.runs) };
+          // Markdown's structure (tables, fonts for headings); plain text is read from the text alone.
+          const { runs, tables } = opts.output === 'markdown' ? await pageStructure(fetched.page, fetched.runs, pdf.pdfjs, fonts) : { runs: fetched.runs, tables: [] };
+          result = { kind: 'text', blocks: layoutPage(runs, tables), height: fetched.page.getViewport({ scale: 1 }).height };
         }
       } finally {
         fetched.page.cleanup();
@@ -102,10 +108,12 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
       while (inFlight.size >= ocrInFlight(opts)) await Promise.race(inFlight);
     }
 
+    // Markdown leaves running headers, footers and page numbers out, and joins tables split by a page break.
+    const laidOut = opts.output === 'markdown' ? joinTablesAcrossPages(withoutRunningLines(results.map((r) => (r.kind === 'text' ? r : null)))) : results.map((r) => (r.kind === 'text' ? r.blocks : null));
     const texts: Array<TextBlock[] | string> = [];
     for (const [i, r] of results.entries()) {
       if (r.kind === 'text') {
-        texts.push(r.blocks);
+        texts.push(laidOut[i]!);
         continue;
       }
       if (opts.signal?.aborted) throw aborted();
@@ -119,7 +127,7 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
     }
     const level = headingLevels(texts.filter((t): t is TextBlock[] => typeof t !== 'string'));
     const pages = texts.map((t) =>
-      typeof t === 'string' ? t : t.map((block) => (opts.output === 'markdown' ? markdownBlock(block, level(block)) : plainBlock(block))).join('\n\n'),
+      typeof t === 'string' ? t : opts.output === 'markdown' ? markdownPage(t, level) : t.map(plainBlock).join('\n\n'),
     );
     return { kind: 'pdf', pages, notes, ocrPages: results.filter((r) => r.kind === 'ocr').length };
   } catch (error) {

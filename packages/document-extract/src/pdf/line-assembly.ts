@@ -12,10 +12,13 @@ const charWidth = (run: TextRun) => (run.str.length ? run.width / run.str.length
  * glyphs shifted by a fraction of a point) is written once: the part of a run that lands on text
  * already placed, and repeats its last characters, is dropped.
  */
-export function assembleLine(runs: TextRun[]): string {
-  const sorted = [...runs].sort((a, b) => a.x - b.x);
+export function assembleLine(runs: TextRun[], { rightToLeft = false } = {}): string {
+  // A right-to-left line is read from its right end: assembled mirrored.
+  const placed = rightToLeft ? runs.map((r) => ({ ...r, x: -(r.x + r.width) })) : runs;
+  const sorted = [...placed].sort((a, b) => a.x - b.x);
   let text = '';
   let end = -Infinity;
+  let previous: TextRun | null = null;
   for (const run of sorted) {
     let str = run.str;
     const cw = charWidth(run);
@@ -35,9 +38,11 @@ export function assembleLine(runs: TextRun[]): string {
         end = Math.max(end, run.x + run.width);
         continue;
       }
-    } else if (text && gap > run.size * SPACE_GAP && !text.endsWith(' ') && !str.startsWith(' ')) {
+    } else if (text && (gap > run.size * SPACE_GAP || (rightToLeft && previous && Boolean(previous.rtl) !== Boolean(run.rtl))) && !text.endsWith(' ') && !str.startsWith(' ')) {
+      // In a right-to-left line, runs of the two directions side by side are words apart (producers draw no space there).
       text += ' ';
     }
+    previous = run;
     text += str;
     end = Math.max(end, run.x + run.width);
   }

@@ -1,5 +1,6 @@
 import { assembleLine } from './line-assembly.js';
 import { DOT_LEADER, startsListItem } from './list-markers.js';
+import type { PageTable } from './table-cells.js';
 import type { PageRuns, TextRun } from './text-runs.js';
 
 export interface TextLine {
@@ -11,6 +12,14 @@ export interface TextLine {
   size: number;
   /** Structure role shared by most of the line's text, when the PDF is tagged. */
   role?: string;
+  /** Most of the line's text is in a bold font (known only where the page's fonts were read). */
+  bold?: boolean;
+  /** Most of the line's text is in a fixed-pitch font (code). */
+  monospace?: boolean;
+  /** Most of the line is inside a frame around a figure or a boxed note (markdown only). */
+  framed?: boolean;
+  /** The line is a table found on the page (markdown only): it stands alone as a block. */
+  table?: PageTable;
 }
 
 /** Lines that read as one unit: a paragraph, a heading, a list item. */
@@ -23,6 +32,8 @@ export interface Fragment {
   right: number;
   y: number;
   size: number;
+  /** A table, placed among the text as one fragment of its own. */
+  table?: PageTable;
 }
 
 /** Runs further apart than this (in font sizes) start a new fragment: a column gutter, a table cell. */
@@ -40,10 +51,15 @@ const SAME_LINE = 0.5;
 /** A gap between lines wider than this many usual line steps starts a new paragraph. */
 const PARAGRAPH_GAP = 1.4;
 
-export function fragments(runs: TextRun[]): Fragment[] {
+/**
+ * Runs joined into fragments. With `wideSpaces`, a run of blanks wider than the fragment gap
+ * (some producers fill a table's cell gaps with one wide space) ends a fragment as a gap would.
+ */
+export function fragments(runs: TextRun[], { wideSpaces = false } = {}): Fragment[] {
   const out: Fragment[] = [];
   let current: Fragment | null = null;
   for (const run of runs) {
+    if (wideSpaces && !run.str.trim() && run.width > run.size * FRAGMENT_GAP) current = null;
     if (!run.str.trim() && !current) continue;
     const gap = current ? run.x - current.right : 0;
     // Same baseline, or a smaller raised or lowered glyph (superscript, footnote mark, index).
@@ -130,23 +146,52 @@ function linesOf(frags: Fragment[]): TextLine[] {
   for (const f of sorted) {
     const last = groups[groups.length - 1];
     const main = last?.reduce((m, g) => (g.size > m.size ? g : m));
-    if (main && Math.abs(f.y - main.y) <= Math.max(main.size, f.size) * SAME_LINE) last.push(f);
+    if (main && !f.table && !main.table && Math.abs(f.y - main.y) <= Math.max(main.size, f.size) * SAME_LINE) last.push(f);
     else groups.push([f]);
   }
   return groups
-    .map((group) => {
+    .map((group): TextLine => {
+      if (group[0].table) return { text: '', x: group[0].x, right: group[0].right, y: group[0].y, size: group[0].size, table: group[0].table };
       const runs = group.flatMap((f) => f.runs);
       const main = group.reduce((m, g) => (g.size > m.size ? g : m));
       return {
-        text: assembleLine(runs),
+        text: assembleLine(runs, { rightToLeft: mostlyRightToLeft(runs) }),
         x: Math.min(...group.map((f) => f.x)),
         right: Math.max(...group.map((f) => f.right)),
         y: main.y,
         size: main.size,
         role: majorityRole(runs),
+        ...fontOfLine(runs),
       };
     })
-    .filter((l) => l.text.length > 0);
+    .filter((l) => l.text.length > 0 || l.table);
+}
+
+/** Whether most of a line's letters are in runs marked right-to-left. */
+function mostlyRightToLeft(runs: TextRun[]): boolean {
+  let rtl = 0;
+  let total = 0;
+  for (const r of runs) {
+    const n = r.str.trim().length;
+    total += n;
+    if (r.rtl) rtl += n;
+  }
+  return rtl * 2 > total;
+}
+
+/** Bold, fixed pitch and framed when most of the line's characters are (runs of fonts not read count as neither). */
+function fontOfLine(runs: TextRun[]): Pick<TextLine, 'bold' | 'monospace' | 'framed'> {
+  let total = 0;
+  let bold = 0;
+  let monospace = 0;
+  for (const r of runs) {
+    const n = r.str.trim().length;
+    total += n;
+    if (r.look?.bold) bold += n;
+    if (r.look?.monospace) monospace += n;
+  }
+  const framed = runs.filter((r) => r.framed).reduce((n, r) => n + r.str.trim().length, 0);
+  return { ...(bold * 2 > total ? { bold: true } : {}), ...(monospace * 2 > total ? { monospace: true } : {}), ...(framed * 2 > total ? { framed: true } : {}) };
 }
 
 function majorityRole(runs: TextRun[]): string | undefined {
@@ -173,7 +218,7 @@ function paragraphs(lines: TextLine[], lineStep: number): TextBlock[] {
   for (const line of lines) {
     const block = blocks[blocks.length - 1];
     const prev = block?.[block.length - 1];
-    if (!prev) {
+    if (!prev || line.table || prev.table) {
       blocks.push([line]);
       continue;
     }
@@ -194,7 +239,8 @@ function paragraphs(lines: TextLine[], lineStep: number): TextBlock[] {
 /** The most common distance between consecutive lines of body text, the page's line step. */
 function usualLineStep(columns: TextLine[][]): number {
   const steps = new Map<number, number>();
-  for (const lines of columns) {
+  for (const all of columns) {
+    const lines = all.filter((l) => !l.table);
     for (let i = 1; i < lines.length; i++) {
       const step = Math.round((lines[i].y - lines[i - 1].y) * 2) / 2;
       if (step > 0 && step < lines[i].size * 3) steps.set(step, (steps.get(step) ?? 0) + 1);
@@ -211,14 +257,17 @@ function usualLineStep(columns: TextLine[][]): number {
  * bands at the lines that cross them (titles, full-width figures), and each band is read column
  * by column, left first. Rotated text comes last, one line per run of text.
  */
-export function layoutPage(runs: PageRuns): TextBlock[] {
-  const frags = [...fragments(runs.upright), ...fragments(runs.fields)];
-  const gutters = findGutters(frags);
+export function layoutPage(runs: PageRuns, tables: PageTable[] = []): TextBlock[] {
+  const text = [...fragments(runs.upright), ...fragments(runs.fields)];
+  const gutters = findGutters(text);
+  const frags = [...text, ...tables.map((table): Fragment => ({ runs: [], x: table.x, right: table.right, y: table.y, size: table.size, table }))];
   const stretches: TextLine[][] = [];
   if (gutters.length === 0) {
     stretches.push(linesOf(frags));
   } else {
-    const sorted = [...frags].sort((a, b) => a.y - a.size - (b.y - b.size));
+    // By top edge: a line's is a size above its baseline, a table's is its y.
+    const top = (f: Fragment) => (f.table ? f.y : f.y - f.size);
+    const sorted = [...frags].sort((a, b) => top(a) - top(b));
     let band: Fragment[][] = [];
     let spanning: Fragment[] = [];
     const flushBand = () => {

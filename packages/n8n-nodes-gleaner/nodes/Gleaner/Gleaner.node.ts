@@ -2,7 +2,7 @@ import type { IExecuteFunctions, ILoadOptionsFunctions, INodeExecutionData, INod
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { CREDENTIAL_NAME, withGleaner } from '../shared/gleaner-api.js';
 import { asNodeError, errorItem } from '../shared/node-error.js';
-import { runOperation } from './operations.js';
+import { neededScope, runOperation } from './operations.js';
 import { documentFields, documentOperations } from './properties/document.js';
 import { waitFields } from './properties/wait.js';
 import { webPageFields, webPageOperations } from './properties/web-page.js';
@@ -19,7 +19,7 @@ export class Gleaner implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Scrape web pages and parse documents (PDF, Word, images, text) into clean text or markdown with Gleaner',
+		description: 'Scrape web pages and parse documents (PDF, Word, Excel, PowerPoint, OpenDocument, EPUB, HTML, images, text) into clean text or markdown with Gleaner',
 		defaults: { name: 'Gleaner' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -49,7 +49,7 @@ export class Gleaner implements INodeType {
 		loadOptions: {
 			/** The account's language-model keys for the LLM Key dropdown (GET /account/llm-keys, scope account). */
 			async getLlmKeys(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-				const keys = await withGleaner(this, (gleaner) => gleaner.listLlmKeys());
+				const keys = await withGleaner(this, (gleaner) => gleaner.listLlmKeys(), { needed: { scope: 'account', by: 'the LLM Key list' } });
 				return [
 					{ name: 'Most Recently Added Key', value: '', description: "Gleaner's default when no key is named" },
 					...keys.map((key) => ({
@@ -69,7 +69,7 @@ export class Gleaner implements INodeType {
 			try {
 				returnData.push({ json: await runOperation(this, i), pairedItem: { item: i } });
 			} catch (error) {
-				const nodeError = asNodeError(this.getNode(), error, i);
+				const nodeError = asNodeError(this.getNode(), error, { itemIndex: i, needed: neededScope(this, i) });
 				if (!this.continueOnFail()) throw nodeError;
 				returnData.push({ json: errorItem(nodeError), pairedItem: { item: i } });
 			}

@@ -1,19 +1,21 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { asCompletedStatus, GleanerTimeoutError, type GleanerCore, type ScrapeSubmitResponse, type WaitOptions } from '@gleaner/client/core';
+import { asCompletedStatus, GleanerApiError, GleanerTimeoutError, type GleanerCore, type ScrapeSubmitResponse, type WaitOptions } from '@gleaner/client/core';
 import { gleanerClient } from '../shared/gleaner-api.js';
-import { asNodeError } from '../shared/node-error.js';
+import { asNodeError, type NeededScope } from '../shared/node-error.js';
 import { parseFileOptions, parseRequestBody, scrapeRequestBody, uploadedDocument } from './request-bodies.js';
 
 /** Marks an answer returned because the wait budget ran out while the request was still running. */
 export const TIMED_OUT_FLAG = 'wait_timed_out';
 
 /**
- * Runs the resource/operation chosen for item `i` and returns the service's answer: a parse's as
- * it came, a scrape's always in the status endpoint's shape (`content: {text, markdown, meta,
- * links, images}`), whether it finished inside the service's 20 s window, was followed after a
- * 202, or came from the cache — the shape the Gleaner Trigger delivers too. Errors are the
- * client's (GleanerApiError, GleanerJobFailedError); the node's execute() turns them into n8n errors.
+ * Runs the resource/operation chosen for item `i` and returns the service's answer, in one shape
+ * however it came: a scrape's in the status endpoint's shape (`content: {text, markdown, meta,
+ * links, images}`) whether it finished inside the service's 20 s window, was followed after a
+ * 202, or came from the cache; a parse's as its status record (the service answers a parse done
+ * inside the window with it too); `tags` always, empty when the request had none — the shape the
+ * Gleaner Trigger delivers too. Errors are the client's (GleanerApiError, GleanerJobFailedError);
+ * the node's execute() turns them into n8n errors.
  */
 export async function runOperation(ctx: IExecuteFunctions, i: number): Promise<IDataObject> {
 	const resource = ctx.getNodeParameter('resource', i) as string;
@@ -22,8 +24,8 @@ export async function runOperation(ctx: IExecuteFunctions, i: number): Promise<I
 
 	if (resource === 'webPage' && operation === 'scrape') {
 		const answer = await gleaner.scrape(scrapeRequestBody(ctx, i));
-		if (answer.status !== 'processing') return item(asCompletedStatus(answer as Exclude<ScrapeSubmitResponse, { status: 'processing' }>));
-		if (!shouldWait(ctx, i)) return item(answer);
+		if (answer.status !== 'processing') return withTags(asCompletedStatus(answer as Exclude<ScrapeSubmitResponse, { status: 'processing' }>));
+		if (!shouldWait(ctx, i)) return withTags(answer);
 		return await untilDone(ctx, i, () => gleaner.followScrape(answer.request_id, waitOptions(ctx, i), answer));
 	}
 	if (resource === 'document' && operation === 'parse') {
@@ -31,11 +33,19 @@ export async function runOperation(ctx: IExecuteFunctions, i: number): Promise<I
 			ctx.getNodeParameter('source', i, 'url') === 'binary'
 				? await gleaner.parseFile(await uploadedDocument(ctx, i), parseFileOptions(ctx, i))
 				: await gleaner.parse(parseRequestBody(ctx, i));
-		if (answer.status !== 'PROCESSING' || !shouldWait(ctx, i)) return item(answer);
+		if (answer.status !== 'PROCESSING' || !shouldWait(ctx, i)) return withTags(answer);
 		return await untilDone(ctx, i, () => gleaner.followParse(answer.requestId, waitOptions(ctx, i), answer));
 	}
 	// A status read returns the record as it is, failed records included: that is what was asked.
-	if (operation === 'getStatus') return item(await readStatus(gleaner, resource, requestIdOf(ctx, i)));
+	if (operation === 'getStatus') {
+		const requestId = requestIdOf(ctx, i);
+		try {
+			return withTags(await readStatus(gleaner, resource, requestId));
+		} catch (error) {
+			// An unknown id is reported with that id, not with the id of the lookup that failed.
+			throw asNodeError(ctx.getNode(), error, { itemIndex: i, needed: neededScope(ctx, i), ...(error instanceof GleanerApiError ? { requestId } : {}) });
+		}
+	}
 	throw new NodeOperationError(ctx.getNode(), `Unsupported operation "${operation}" for resource "${resource}"`, {
 		itemIndex: i,
 	});
@@ -52,11 +62,16 @@ function readStatus(gleaner: GleanerCore, resource: string, requestId: string): 
  */
 async function untilDone(ctx: IExecuteFunctions, i: number, follow: () => Promise<object>): Promise<IDataObject> {
 	try {
-		return item(await follow());
+		return withTags(await follow());
 	} catch (error) {
-		if (error instanceof GleanerTimeoutError) return { ...item(error.latest), [TIMED_OUT_FLAG]: true };
-		throw asNodeError(ctx.getNode(), error, i);
+		if (error instanceof GleanerTimeoutError) return { ...withTags(error.latest), [TIMED_OUT_FLAG]: true };
+		throw asNodeError(ctx.getNode(), error, { itemIndex: i, needed: neededScope(ctx, i) });
 	}
+}
+
+/** The scope item `i`'s operation needs, named when the key lacks it. */
+export function neededScope(ctx: IExecuteFunctions, i: number): NeededScope {
+	return ctx.getNodeParameter('resource', i) === 'document' ? { scope: 'parse', by: 'the Document operations' } : { scope: 'scrape', by: 'the Web Page operations' };
 }
 
 function requestIdOf(ctx: IExecuteFunctions, i: number): string {
@@ -80,7 +95,11 @@ function waitOptions(ctx: IExecuteFunctions, i: number): Pick<WaitOptions<never>
 	return { timeoutMs: maxWaitSeconds * 1000, pollMs: pollIntervalSeconds * 1000 };
 }
 
-/** The API's JSON answer as an n8n item's json. */
-function item(answer: object): IDataObject {
-	return answer as IDataObject;
+/**
+ * The API's JSON answer as an n8n item's json, with `tags` always there (the API leaves it out
+ * when a request had none), so that `{{$json.tags}}` works on every item.
+ */
+export function withTags(answer: object): IDataObject {
+	const json = answer as IDataObject;
+	return Array.isArray(json.tags) ? json : { ...json, tags: [] };
 }

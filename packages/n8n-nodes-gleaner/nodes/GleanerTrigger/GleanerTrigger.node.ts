@@ -9,7 +9,8 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { GleanerApiError, type GleanerCore, type WebhookFamily } from '@gleaner/client/core';
 import { CREDENTIAL_NAME, gleanerClient } from '../shared/gleaner-api.js';
-import { asNodeError } from '../shared/node-error.js';
+import { asNodeError, missingScope } from '../shared/node-error.js';
+import { withTags } from '../Gleaner/operations.js';
 import { workflowTag } from '../Gleaner/request-bodies.js';
 import { SECRET_KEY, storeWebhookSecret, verifyWithAccountSecret } from './webhook-secret.js';
 import { isFresh, parseSignatureHeader, rawBodyOf } from './webhook-signature.js';
@@ -152,7 +153,7 @@ export class GleanerTrigger implements INodeType {
 			delivery_id: headerValue(headers['x-webhook-delivery']) ?? null,
 			attempt: Number(headerValue(headers['x-webhook-attempt'])) || null,
 		};
-		return { workflowData: [[{ json: { ...body, delivery } }]] };
+		return { workflowData: [[{ json: { ...withTags(body), delivery } }]] };
 	}
 }
 
@@ -178,9 +179,8 @@ async function subscriptionCall<T>(ctx: IHookFunctions, call: (gleaner: GleanerC
 		return await call(await gleanerClient(ctx));
 	} catch (error) {
 		if (error instanceof GleanerApiError && error.status === 403) {
-			throw new NodeOperationError(ctx.getNode(), "The Gleaner API key lacks the 'account' scope, which the Gleaner Trigger needs to subscribe to the account's requests", {
-				description: `Gleaner answered: ${error.body.error}. Create a key with that scope (gleaner keys create --account <name> --scopes scrape,parse,account) and use it in this credential.`,
-			});
+			const { message, description } = missingScope({ scope: 'account', by: "the Gleaner Trigger (to subscribe to the account's requests)" }, error.body);
+			throw new NodeOperationError(ctx.getNode(), message, { description });
 		}
 		if (error instanceof GleanerApiError && error.code === 'E009' && /url /.test(error.body.error)) {
 			throw new NodeOperationError(ctx.getNode(), `Gleaner will not deliver to this workflow's webhook URL, ${ctx.getNodeWebhookUrl('default') ?? ''}`, {

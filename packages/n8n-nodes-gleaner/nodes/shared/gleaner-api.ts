@@ -11,7 +11,7 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 import { encodeMultipart, GleanerCore, type GleanerHttpResponse } from '@gleaner/client/core';
-import { asNodeError } from './node-error.js';
+import { asNodeError, connectionErrorCode, GleanerUnreachableError, type ErrorContext } from './node-error.js';
 
 export const CREDENTIAL_NAME = 'gleanerApi';
 
@@ -32,10 +32,11 @@ export async function gleanerClient(ctx: GleanerContext): Promise<GleanerCore> {
 	const base = baseUrl.replace(/\/+$/, '');
 	return new GleanerCore({
 		sleep,
-		send: async ({ method, path, body, form }): Promise<GleanerHttpResponse> => {
+		send: async ({ method, path, body, form, headers }): Promise<GleanerHttpResponse> => {
 			const request: IHttpRequestOptions = {
 				method: method as IHttpRequestMethods,
 				url: base + path,
+				...(headers ? { headers } : {}),
 				...(body ? { body: body as IDataObject } : {}),
 				json: true,
 				returnFullResponse: true,
@@ -46,25 +47,28 @@ export async function gleanerClient(ctx: GleanerContext): Promise<GleanerCore> {
 				// so its bytes go out as they are whatever the HTTP helper does with objects.
 				const multipart = await encodeMultipart(form, `gleaner-${randomBytes(12).toString('hex')}`);
 				request.body = Buffer.from(multipart.body.buffer, multipart.body.byteOffset, multipart.body.byteLength);
-				request.headers = { 'content-type': multipart.contentType };
+				request.headers = { ...headers, 'content-type': multipart.contentType };
 				request.json = false;
 			}
-			const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_NAME, request)) as IN8nHttpFullResponse;
+			let response: IN8nHttpFullResponse;
+			try {
+				response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_NAME, request)) as IN8nHttpFullResponse;
+			} catch (error) {
+				// n8n would say only "The service refused the connection": name the URL tried.
+				const code = connectionErrorCode(error);
+				throw code ? new GleanerUnreachableError(base, code) : error;
+			}
 			return { status: response.statusCode, headers: headerValues(response.headers), body: jsonBody(response.body) };
 		},
 	});
 }
 
 /** One Gleaner call whose failure becomes the node error n8n shows (the service's own code and message). */
-export async function withGleaner<T>(
-	ctx: GleanerContext,
-	call: (gleaner: GleanerCore) => Promise<T>,
-	itemIndex?: number,
-): Promise<T> {
+export async function withGleaner<T>(ctx: GleanerContext, call: (gleaner: GleanerCore) => Promise<T>, context: ErrorContext = {}): Promise<T> {
 	try {
 		return await call(await gleanerClient(ctx));
 	} catch (error) {
-		throw asNodeError(ctx.getNode(), error, itemIndex);
+		throw asNodeError(ctx.getNode(), error, context);
 	}
 }
 

@@ -64,7 +64,7 @@ export function authenticationHeaders(credentials: GleanerCredentials): Record<s
 /**
  * `helpers.httpRequestWithAuthentication` over fetch, with n8n's option semantics for what the
  * nodes use: json bodies and answers, qs, returnFullResponse, ignoreHttpStatusErrors (otherwise an
- * AxiosError-like error is thrown, as n8n's httpRequest does).
+ * AxiosError-like error is thrown, as n8n's httpRequest does; also when no connection is made, with its code).
  */
 export function forwardWithCredential(credentials: GleanerCredentials, calls: HttpCall[]) {
 	return async function httpRequestWithAuthentication(
@@ -88,7 +88,14 @@ export function forwardWithCredential(credentials: GleanerCredentials, calls: Ht
 			body = JSON.stringify(options.body);
 			headers['content-type'] = 'application/json';
 		}
-		const response = await fetch(url, { method: options.method ?? 'GET', headers, body });
+		let response: Response;
+		try {
+			response = await fetch(url, { method: options.method ?? 'GET', headers, body });
+		} catch (error) {
+			// n8n's httpRequest (axios) throws an AxiosError carrying the system error's code.
+			const code = (error as { cause?: { code?: string } }).cause?.code ?? 'ECONNRESET';
+			throw Object.assign(new Error(`connect ${code} ${url.host}`), { name: 'AxiosError', code, cause: error });
+		}
 		const text = await response.text();
 		const parsed: unknown =
 			options.json && text && (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text;

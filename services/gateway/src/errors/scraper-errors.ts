@@ -9,6 +9,7 @@ const CODES: Record<string, { status: number; message: string }> = {
   E006: { status: 503, message: 'Storage service error' },
   E008: { status: 500, message: 'Content processing failed' },
   E009: { status: 400, message: 'Validation error' },
+  E010: { status: 429, message: 'Too many crawls and batches running for this account' },
   E429: { status: 429, message: 'Rate limit exceeded' },
 };
 
@@ -23,7 +24,7 @@ const CONDITIONS: Record<string, { code: string; status: number; message: string
   internal: { code: 'E008', status: 500, message: 'Internal error' },
 };
 
-/** Body `{error: "CODE: message"}`. Also used by `/account/*`. */
+/** Body `{error: "CODE: message", details?: [strings]}` (details only when there are: a 403 names the scope). Also used by `/account/*`. */
 export const scraperErrors: ErrorTable = {
   render(error: ApiError) {
     const condition = CONDITIONS[error.code];
@@ -31,6 +32,6 @@ export const scraperErrors: ErrorTable = {
     const status = error.options.status ?? condition?.status ?? CODES[code]?.status ?? 500;
     const message = error.message !== error.code ? error.message : (condition?.message ?? CODES[code]?.message ?? 'Error');
     const headers = { ...(code === 'E006' ? { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS } : {}), ...error.options.headers };
-    return { status, body: { error: `${code}: ${message}` }, headers };
+    return { status, body: { error: `${code}: ${message}`, ...(error.options.details?.length ? { details: error.options.details } : {}) }, headers };
   },
 };

@@ -12,13 +12,13 @@ const CONDITIONS: Record<string, { status: number; message: string }> = {
   internal: { status: 500, message: 'Processing failed' },
 };
 
-/** Body `{error, status_code}`. */
+/** Body `{error, status_code, details?}` (details only when there are: a 403 names the scope). */
 export const v1Errors: ErrorTable = {
   render(error: ApiError) {
     const condition = CONDITIONS[error.code];
     const status = error.options.status ?? condition?.status ?? (Number(error.code) || 500);
     const message = error.message !== error.code ? error.message : (condition?.message ?? 'Error');
     const headers = { ...(status === 503 ? { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS } : {}), ...error.options.headers };
-    return { status, body: { error: message, status_code: status }, headers };
+    return { status, body: { error: message, status_code: status, ...(error.options.details?.length ? { details: error.options.details } : {}) }, headers };
   },
 };

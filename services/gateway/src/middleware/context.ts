@@ -12,6 +12,8 @@ export interface RequestContext {
   scopes?: Scope[];
   /** Bot webhook only: the platform token, passed through and never stored. */
   bearerToken?: string;
+  /** A status read by one of this gateway's own MCP tools: counted against no rate limit. */
+  ownToolRead?: boolean;
 }
 
 export function ctx(res: Response): RequestContext {

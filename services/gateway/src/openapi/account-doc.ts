@@ -1,17 +1,17 @@
-import { API_KEY_LABEL_MAX_CHARS, LLM_PROVIDERS, SCOPES, SUBSCRIPTION_FAMILIES, USAGE_DAYS_KEPT } from '@gleaner/store';
+import { LABEL_MAX_CHARS, LLM_PROVIDERS, LLM_SECRET_MAX_CHARS, REQUEST_FAMILIES, SCOPES, SUBSCRIPTION_FAMILIES, USAGE_DAYS_KEPT } from '@gleaner/store';
 import { apiKeySecurity, emptyResponse, errorResponses, EXAMPLE_REQUEST_ID, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { Operation, Parameter, Response, Schema } from './openapi-types.js';
 
 const families: Schema = { type: 'array', minItems: 1, items: { type: 'string', enum: [...SUBSCRIPTION_FAMILIES] } };
 const scopes: Schema = { type: 'array', minItems: 1, items: { type: 'string', enum: [...SCOPES] } };
 const unixTime = (description: string): Schema => ({ type: 'integer', description: `${description} (Unix time, seconds).` });
-const familyName: Schema = { type: 'string', enum: [...SUBSCRIPTION_FAMILIES] };
+const familyName: Schema = { type: 'string', enum: [...REQUEST_FAMILIES] };
 const usageCounts = {
   credits_used: { type: 'integer', minimum: 0, description: 'Credits spent (the v1 scraper charges one per submit).' },
   requests: {
     type: 'object',
-    required: [...SUBSCRIPTION_FAMILIES],
-    properties: Object.fromEntries(SUBSCRIPTION_FAMILIES.map((f) => [f, { type: 'integer', minimum: 0 } satisfies Schema])),
+    required: [...REQUEST_FAMILIES],
+    properties: Object.fromEntries(REQUEST_FAMILIES.map((f) => [f, { type: 'integer', minimum: 0 } satisfies Schema])),
   },
   llm_tokens: { type: 'object', required: ['input', 'output'], properties: { input: { type: 'integer', minimum: 0 }, output: { type: 'integer', minimum: 0 } } },
 } satisfies Record<string, Schema>;
@@ -36,7 +36,7 @@ const summaryRequired = ['request_id', 'family', 'status', 'url', 'created_at', 
 const summaryProperties = {
   request_id: { type: 'string' },
   family: familyName,
-  status: { type: 'string', enum: ['received', 'processing', 'completed', 'failed'] },
+  status: { type: 'string', enum: ['received', 'processing', 'completed', 'failed', 'cancelled'] },
   url: { type: 'string', description: 'The page or document.' },
   created_at: unixTime('Acceptance'),
   completed_at: unixTime('Outcome recorded'),
@@ -76,7 +76,7 @@ const schemas: Record<string, Schema> = {
   ApiKeyRequest: {
     type: 'object',
     required: ['scopes'],
-    properties: { scopes, label: { type: 'string', maxLength: API_KEY_LABEL_MAX_CHARS, description: 'What you call the key ("production", "n8n").' } },
+    properties: { scopes, label: { type: 'string', maxLength: LABEL_MAX_CHARS, description: 'What you call the key ("production", "n8n"); no control characters.' } },
   },
   ApiKey: { type: 'object', required: apiKeyRequired, properties: apiKeyProperties },
   CreatedApiKey: {
@@ -131,10 +131,10 @@ const schemas: Record<string, Schema> = {
     required: ['key'],
     properties: {
       provider: { type: 'string', enum: [...LLM_PROVIDERS], default: 'anthropic' },
-      key: { type: 'string', description: 'The provider secret; stored encrypted and never returned.' },
-      model: { type: 'string', description: 'Default model for this key.' },
+      key: { type: 'string', maxLength: LLM_SECRET_MAX_CHARS, description: 'The provider secret; stored encrypted and never returned.' },
+      model: { type: 'string', maxLength: LABEL_MAX_CHARS, description: 'Default model for this key (no control characters).' },
       base_url: { type: 'string', format: 'uri', description: 'Provider base URL (openai-compatible servers, proxies).' },
-      label: { type: 'string' },
+      label: { type: 'string', maxLength: LABEL_MAX_CHARS, description: 'What you call the key (no control characters).' },
     },
   },
   LlmKey: {
@@ -168,7 +168,7 @@ const schemas: Record<string, Schema> = {
 /** Every /account answer may fail the same ways (scraper error format). */
 const authErrors = errorResponses('ScraperError', {
   401: 'E004: missing or unknown API key.',
-  403: 'E004: the key lacks the account scope.',
+  403: 'E004: the key lacks the account scope (details name it).',
   429: 'E429: rate limit exceeded.',
   503: 'E006: storage unreachable.',
 });
@@ -207,7 +207,8 @@ export const accountDoc: DocSection = {
         'Create an API key',
         { '201': jsonResponse(201, 'The key, shown this once.', schemaRef('CreatedApiKey')), ...bodyErrors },
         {
-          description: 'The SPEC\'s "API Keys section": a key with the chosen scopes. Only its hash is stored.',
+          description:
+            'The SPEC\'s "API Keys section": a key with the chosen scopes. Only its hash is stored. An account holds at most ACCOUNT_MAX_API_KEYS (100) live keys: one more answers 400 E009.',
           requestBody: jsonRequestBody(schemaRef('ApiKeyRequest'), {
             scrape: { summary: 'A scraping key', value: { scopes: ['scrape'], label: 'crawler' } },
             all: { summary: 'Every scope', value: { scopes: ['scrape', 'parse', 'account'] } },
@@ -216,7 +217,12 @@ export const accountDoc: DocSection = {
       ),
     },
     '/account/keys/{id}': {
-      delete: accountOperation('revokeApiKey', 'Revoke an API key', { '204': emptyResponse(204, 'Revoked: its next request answers 401.'), ...notFound('API key') }, { parameters: idParameter('API key', '0123456789abcdef') }),
+      delete: accountOperation(
+        'revokeApiKey',
+        'Revoke an API key',
+        { '204': emptyResponse(204, 'Revoked: its next request answers 401. It stays listed as revoked for REVOKED_API_KEY_RETENTION_SECONDS (7 days).'), ...notFound('API key') },
+        { parameters: idParameter('API key', '0123456789abcdef') },
+      ),
     },
     '/account/requests': {
       get: accountOperation(
@@ -254,7 +260,7 @@ export const accountDoc: DocSection = {
         'Register a language-model key',
         { '201': jsonResponse(201, 'Registered; the secret is never returned.', schemaRef('LlmKey')), ...bodyErrors },
         {
-          description: 'The most recently added key is used when a scrape names no llm_key_id.',
+          description: 'The most recently added key is used when a scrape names no llm_key_id. An account holds at most ACCOUNT_MAX_LLM_KEYS (20): one more answers 400 E009.',
           requestBody: jsonRequestBody(schemaRef('LlmKeyRequest'), {
             anthropic: { summary: 'Anthropic key', value: { provider: 'anthropic', key: 'sk-ant-example-0000', model: 'claude-sonnet-4-5', label: 'production' } },
             compatible: { summary: 'OpenAI-compatible server', value: { provider: 'openai-compatible', key: 'sk-example-0000', model: 'llama-3.1-8b', base_url: 'https://llm.example.net/v1' } },

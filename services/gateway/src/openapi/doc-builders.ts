@@ -34,6 +34,21 @@ export const idempotencyKeyParameter: Parameter = {
   example: '6f1c2b9e-3d4a-4f7e-9b0c-1a2b3c4d5e6f',
 };
 
+/** The RFC 7240 `Prefer` header the scraper and the parser honour (docs/api.md, "Waiting"). */
+function preferParameter(description: string, example: string): Parameter {
+  return { name: 'Prefer', in: 'header', required: false, description, schema: { type: 'string' }, example };
+}
+
+export const preferSubmitParameter = preferParameter(
+  '`respond-async`: answer 202 with the request id at once instead of waiting up to 20 s for the result (then read the status, e.g. with `Prefer: wait=20`). Answered with `Preference-Applied: respond-async`.',
+  'respond-async',
+);
+
+export const preferWaitParameter = preferParameter(
+  '`wait=N`: while the request runs, wait up to N seconds (at most the 20 s window) for it to end before answering; answered at once when it ends. Answered with `Preference-Applied: wait=N`.',
+  'wait=20',
+);
+
 /** A submit's 200 or 202: the answer to a retry with the same Idempotency-Key carries Idempotent-Replayed. */
 export function submitAnswer(response: Response): Response {
   return { ...response, headers: { ...response.headers, 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } };

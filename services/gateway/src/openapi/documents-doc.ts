@@ -1,9 +1,19 @@
 import { DOCUMENT_TYPES } from '../routes/documents.js';
-import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, submitAnswer, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
+import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, preferSubmitParameter, preferWaitParameter, submitAnswer, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { RequestBody, Schema } from './openapi-types.js';
 
 const requestId: Schema = { type: 'string', description: 'Request id (UUIDv7); kept 7 days.' };
-const data: Schema = { type: 'string', description: 'Extracted text; pages joined with "\\n\\n=== Page Break ===\\n\\n".' };
+/** What the document was: one of the two. */
+const source: Record<string, Schema> = {
+  url: { type: 'string', description: 'The document asked for by URL.' },
+  fileName: { type: 'string', description: 'The file name of an uploaded document.' },
+};
+const tags: Schema = { type: 'array', items: { type: 'string' }, description: 'The tags the request was given; absent when none.' };
+const data: Schema = {
+  type: 'string',
+  description:
+    'Extracted text; pages joined with "\\n\\n=== Page Break ===\\n\\n". A spreadsheet\'s sheet, a presentation\'s slide and an EPUB\'s chapter are each a page; a Word, OpenDocument text, HTML or markdown file is one page unless it has explicit page breaks.',
+};
 const kind: Schema = { type: 'string', description: 'The kind detected from the bytes (the declared type is only a hint); on a FAILED record, the declared type only when the bytes were never read or matched no kind.' };
 const encoding: Schema = {
   type: 'string',
@@ -17,7 +27,7 @@ const schemas: Record<string, Schema> = {
     required: ['url'],
     properties: {
       url: { type: 'string', format: 'uri', description: 'URL of the document (at most 50 MB).' },
-      type: { type: 'string', enum: [...DOCUMENT_TYPES], default: 'pdf', description: 'A hint; the real kind is detected from the bytes.' },
+      type: { type: 'string', enum: [...DOCUMENT_TYPES], default: 'pdf', description: 'A hint; the real kind is detected from the bytes. Only csv and md are told from txt by this hint (their bytes are text either way).' },
       output: { type: 'string', enum: ['plain', 'markdown'], default: 'plain' },
       webhook: { type: 'string', format: 'uri', description: 'HTTPS URL that receives the status record when the job ends.' },
     },
@@ -29,15 +39,16 @@ const schemas: Record<string, Schema> = {
     required: ['file'],
     properties: {
       file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The document, at most 50 MB (52,428,800 bytes): 413-001 beyond. Binary data of a kind the parser does not read is refused at once with 400-001. Kept in storage 7 days, then deleted.' },
-      type: { type: 'string', enum: [...DOCUMENT_TYPES], description: "A hint; the real kind is detected from the bytes. Default: the file name's extension when it is one of these, else pdf." },
+      type: { type: 'string', enum: [...DOCUMENT_TYPES], description: "A hint; the real kind is detected from the bytes (only csv and md are told from txt by it). Default: the file name's extension when it is one of these, else pdf." },
       output: { type: 'string', enum: ['plain', 'markdown'], default: 'plain' },
       webhook: { type: 'string', format: 'uri', description: 'HTTPS URL that receives the status record when the job ends.' },
     },
   },
   ParseCompleted: {
     type: 'object',
-    required: ['requestId', 'status', 'data', 'type'],
-    properties: { requestId, status: { type: 'string', const: 'COMPLETED' }, data, type: kind, pages: { type: 'integer', minimum: 0 }, encoding },
+    description: 'The COMPLETED status record: the same shape a later status read answers.',
+    required: ['requestId', 'status', 'data', 'type', 'createdAt'],
+    properties: { requestId, status: { type: 'string', const: 'COMPLETED' }, type: kind, createdAt: { type: 'integer', description: 'Unix time (seconds).' }, ...source, tags, data, pages: { type: 'integer', minimum: 0 }, encoding },
   },
   ParseAccepted: {
     type: 'object',
@@ -53,6 +64,8 @@ const schemas: Record<string, Schema> = {
       status: { type: 'string', enum: ['PROCESSING', 'COMPLETED', 'FAILED'] },
       type: kind,
       createdAt: { type: 'integer', description: 'Unix time (seconds).' },
+      ...source,
+      tags,
       data,
       pages: { type: 'integer', minimum: 0, description: 'COMPLETED only.' },
       encoding,
@@ -94,10 +107,11 @@ export const documentsDoc: DocSection = {
       post: {
         operationId: 'submitParse',
         summary: 'Parse a document',
-        description: 'PDF (text and scanned), doc/docx, images (OCR; multi-page TIFF, HEIC) and txt. Answers 200 within 20 s, else 202; poll the status endpoint (first after 5 s, then every 10 s) or use a webhook.',
+        description:
+          'PDF (text and scanned), Word (doc, docx), RTF, OpenDocument (odt, ods, odp), Excel (xlsx, xls), CSV, PowerPoint (pptx), EPUB, HTML, markdown, images (OCR; multi-page TIFF, HEIC) and txt. In markdown, tables are pipe tables and headings and lists are kept; each sheet is a heading and its tables, each slide its title, text, tables and speaker notes. Answers 200 within 20 s, else 202; poll the status endpoint (first after 5 s, then every 10 s) or use a webhook.',
         tags: ['Document parser'],
         security: apiKeySecurity,
-        parameters: [idempotencyKeyParameter],
+        parameters: [idempotencyKeyParameter, preferSubmitParameter],
         requestBody: withUpload(
           jsonRequestBody(schemaRef('ParseRequest'), {
             pdf: { summary: 'PDF to markdown', value: submitExample },
@@ -110,7 +124,7 @@ export const documentsDoc: DocSection = {
           ...errorResponses('ParserError', {
             400: '400-001 invalid file type (also unsupported, encrypted, empty, or a URL\'s document over 50 MB), 400-002 invalid URL, 400-003 invalid webhook, 400-004 missing field, body not JSON or malformed multipart, 400-005 invalid output, 400-006 malformed Idempotency-Key.',
             401: '401-001: missing or unknown API key.',
-            403: '403-001: the key lacks the parse scope.',
+            403: '403-001: the key lacks the parse scope (details name it).',
             413: '413-001: a JSON body over 100 KB, or an uploaded file over 50 MB.',
             422: '422-001: the Idempotency-Key was already used with a different request body (or file).',
             429: '429-001: rate limit exceeded.',
@@ -126,12 +140,12 @@ export const documentsDoc: DocSection = {
         description: 'While PROCESSING, pagesDone/pagesTotal report progress for multi-page documents.',
         tags: ['Document parser'],
         security: apiKeySecurity,
-        parameters: [pathParameter('requestId', 'The id answered by the submit.', EXAMPLE_REQUEST_ID)],
+        parameters: [pathParameter('requestId', 'The id answered by the submit.', EXAMPLE_REQUEST_ID), preferWaitParameter],
         responses: {
           '200': jsonResponse(200, 'PROCESSING, COMPLETED or FAILED record.', schemaRef('ParseStatus')),
           ...errorResponses('ParserError', {
             401: '401-001: missing or unknown API key.',
-            403: '403-001: the key lacks the parse scope.',
+            403: '403-001: the key lacks the parse scope (details name it).',
             404: '404-001 unknown id (or another account\'s), 404-002 older than 7 days.',
             429: '429-001: rate limit exceeded.',
             500: '500-002: storage unreachable.',

@@ -27,6 +27,7 @@ export interface Schema {
   minLength?: number;
   maxLength?: number;
   minItems?: number;
+  maxItems?: number;
   properties?: Record<string, Schema>;
   required?: string[];
   additionalProperties?: boolean | Schema;

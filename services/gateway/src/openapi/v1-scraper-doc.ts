@@ -52,6 +52,7 @@ const schemas: Record<string, Schema> = {
       error: { type: 'string' },
       status_code: { type: 'integer' },
       request_id: { type: 'string', description: 'When the request was accepted and then failed inside the 20 s window.' },
+      details: { type: 'array', items: { type: 'string' }, description: 'A 403 for a key without the scrape scope names it.' },
     },
   },
 };

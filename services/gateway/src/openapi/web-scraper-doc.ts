@@ -1,4 +1,4 @@
-import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, submitAnswer, jsonRequestBody, jsonResponse, nullableString, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
+import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, preferSubmitParameter, preferWaitParameter, submitAnswer, jsonRequestBody, jsonResponse, nullableString, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { Schema } from './openapi-types.js';
 
 const requestId: Schema = { type: 'string', description: 'Request id (UUIDv7).' };
@@ -157,9 +157,12 @@ const schemas: Record<string, Schema> = {
   },
   ScraperError: {
     type: 'object',
-    description: 'Error body of the current scraper and of /account: "CODE: message" (E001 400, E002 404, E003 400, E004 401/403, E006 503, E008 500, E009 400, E429 429).',
+    description: 'Error body of the current scraper and of /account: "CODE: message" (E001 400, E002 404, E003 400, E004 401/403, E006 503, E008 500, E009 400, E010 429, E429 429).',
     required: ['error'],
-    properties: { error: { type: 'string', pattern: '^E\\d{3}: ', examples: ['E003: url must be an absolute http or https URL'] } },
+    properties: {
+      error: { type: 'string', pattern: '^E\\d{3}: ', examples: ['E003: url must be an absolute http or https URL'] },
+      details: { type: 'array', items: { type: 'string' }, description: "Only when there is more to say: a 403 names the scope the key lacks (\"this API needs a key with the 'parse' scope; this key has 'scrape'\")." },
+    },
   },
 };
 
@@ -178,7 +181,7 @@ export const webScraperDoc: DocSection = {
         description: 'Answers 200 with the result when the work completes within 20 s, else 202; the status endpoint and the webhook deliver the rest. Basic mode answers flat fields, LLM mode a content object plus llm_output.',
         tags: ['Web scraper'],
         security: apiKeySecurity,
-        parameters: [idempotencyKeyParameter],
+        parameters: [idempotencyKeyParameter, preferSubmitParameter],
         requestBody: jsonRequestBody(schemaRef('ScrapeRequest'), {
           markdown: { summary: 'Text and markdown', value: submitExample },
           llm: { summary: 'Language-model extraction', value: { url: 'https://example.com/products/42', use_llm: true, prompt: 'Return the product name and price as {name, price}.', llm_key_id: '01920c4e-0000-7000-8000-00000000a11e' } },
@@ -192,7 +195,7 @@ export const webScraperDoc: DocSection = {
           '400': jsonResponse(400, 'E001 malformed body or Idempotency-Key, E003 bad or non-public URL, E009 rule violation (also a request that failed with E003/E009 inside the window).', failedOrError),
           ...errorResponses('ScraperError', {
             401: 'E004: missing or unknown API key.',
-            403: 'E004: the key lacks the scrape scope.',
+            403: "E004: the key lacks the scrape scope (details name it).",
             404: 'E002: use_cache and nothing is cached for this URL.',
             413: 'E001: body over 100 KB.',
             422: 'E009: the Idempotency-Key was already used with a different request body.',
@@ -210,12 +213,12 @@ export const webScraperDoc: DocSection = {
         description: 'Results are kept 15 hours after completion. Poll at most every 5 minutes, or use a webhook.',
         tags: ['Web scraper'],
         security: apiKeySecurity,
-        parameters: [pathParameter('request_id', 'The id answered by the submit.', EXAMPLE_REQUEST_ID)],
+        parameters: [pathParameter('request_id', 'The id answered by the submit.', EXAMPLE_REQUEST_ID), preferWaitParameter],
         responses: {
           '200': jsonResponse(200, 'Processing, completed or failed.', { oneOf: [schemaRef('ScrapeProcessingStatus'), schemaRef('ScrapeCompletedStatus'), schemaRef('ScrapeFailedStatus')] }),
           ...errorResponses('ScraperError', {
             401: 'E004: missing or unknown API key.',
-            403: 'E004: the key lacks the scrape scope.',
+            403: "E004: the key lacks the scrape scope (details name it).",
             404: "E002: unknown id, another account's id, or older than 15 hours after completion.",
             429: 'E429: rate limit exceeded.',
             503: 'E006: storage unreachable.',

@@ -13,11 +13,15 @@ import { submitAndWait } from '../submit.js';
 import { isMultipartForm, receiveUpload } from '../upload-body.js';
 import { checkUrl, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { familyRouter } from './family-router.js';
+import { submitWindowMs, waitForEndWhenPreferred } from '../preferences.js';
 import { readTags } from '../request-tags.js';
 import { RenderedRecords } from '@gleaner/store';
 
-/** SPEC "Document parse job": `type` values (the image guide adds tiff, tif, heic). */
-export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic'] as const;
+/**
+ * SPEC "Document parse job": `type` values (the image guide adds tiff, tif, heic; issue 41 the
+ * office, OpenDocument, EPUB, HTML and markdown names, fixed: outside checks send them).
+ */
+export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic', 'xlsx', 'xls', 'ods', 'csv', 'pptx', 'odp', 'odt', 'rtf', 'epub', 'html', 'md'] as const;
 const OUTPUTS = ['plain', 'markdown'] as const;
 
 interface ParseOptions {
@@ -55,10 +59,14 @@ interface ParseSubmit {
   asked: unknown;
 }
 
+/** Extensions that name one of the types under another spelling. */
+const EXTENSION_TYPES: Record<string, string> = { htm: 'html', xhtml: 'html', markdown: 'md', tsv: 'csv' };
+
 /** An uploaded file's extension as the type hint when the form names no `type` (a `.docx` is a docx). */
 function typeOfFileName(name: string): string {
-  const extension = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase();
-  return extension && (DOCUMENT_TYPES as readonly string[]).includes(extension) ? extension : 'pdf';
+  const extension = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase() ?? '';
+  const type = EXTENSION_TYPES[extension] ?? extension;
+  return (DOCUMENT_TYPES as readonly string[]).includes(type) ? type : 'pdf';
 }
 
 export function documentsRouter(deps: GatewayDeps): Router {
@@ -98,14 +106,14 @@ export function documentsRouter(deps: GatewayDeps): Router {
     );
 
     /** The answer of a submit whose request is `record` (null: still running). */
-    const answer = (res: Response, requestId: string, declaredType: string, record: ParseRecord | null, replayed: boolean) => {
+    const answer = (res: Response, requestId: string, record: ParseRecord | null, replayed: boolean) => {
       setRequestId(res, requestId);
       if (replayed) res.set(REPLAYED_HEADER, 'true');
       if (!record) {
         res.status(202).json({ requestId, status: 'PROCESSING', message: PARSE_PROCESSING_MESSAGE });
       } else if (record.status === 'completed') {
-        const encoding = record.result?.encoding ? { encoding: record.result.encoding } : {};
-        res.status(200).json({ requestId, status: 'COMPLETED', data: record.result?.data ?? '', type: record.result?.type ?? declaredType, pages: record.result?.pages, ...encoding });
+        // The status record itself: a result has one shape whether it came now or from a later read.
+        res.status(200).json(parseStatusBody(record));
       } else {
         const [code] = parseErrorString(record).split(':');
         const status = Number(code.slice(0, 3)) || 500;
@@ -118,9 +126,10 @@ export function documentsRouter(deps: GatewayDeps): Router {
       const uploading = isMultipartForm(req);
       // A malformed key is refused before an upload is read; a JSON retry is answered before any check.
       let idempotency = idempotentSubmitOf(req, 'parser');
+      const windowMs = submitWindowMs(req, res, config.SYNC_WINDOW_MS);
       if (idempotency && !uploading) {
-        const replay = await replayOf(idempotencyDeps, 'parse', 'parser', accountId, idempotency);
-        if (replay) return answer(res, replay.requestId, String(replay.record.input.declaredType), replay.ended as ParseRecord | null, true);
+        const replay = await replayOf({ ...idempotencyDeps, windowMs }, 'parse', 'parser', accountId, idempotency);
+        if (replay) return answer(res, replay.requestId, replay.ended as ParseRecord | null, true);
       }
       const requestId = newRequestId();
       const { source, options, asked } = uploading ? await fromUpload(req, requestId) : await fromJson(req.body as Record<string, unknown>);
@@ -129,13 +138,13 @@ export function documentsRouter(deps: GatewayDeps): Router {
       if (idempotency && uploading) {
         // An upload's retry is recognised by its fields and its file's digest, known once it is read.
         idempotency = idempotentSubmitOf(req, 'parser', asked);
-        const replay = await replayOf(idempotencyDeps, 'parse', 'parser', accountId, idempotency!).catch(async (err: unknown) => {
+        const replay = await replayOf({ ...idempotencyDeps, windowMs }, 'parse', 'parser', accountId, idempotency!).catch(async (err: unknown) => {
           await dropUpload();
           throw err;
         });
         if (replay) {
           await dropUpload();
-          return answer(res, replay.requestId, String(replay.record.input.declaredType), replay.ended as ParseRecord | null, true);
+          return answer(res, replay.requestId, replay.ended as ParseRecord | null, true);
         }
       }
       setRequestId(res, requestId);
@@ -150,7 +159,7 @@ export function documentsRouter(deps: GatewayDeps): Router {
         webhookUrl: webhook,
         producer: deps.producers.parse,
         payload,
-        windowMs: config.SYNC_WINDOW_MS,
+        windowMs,
         idempotency,
       }).catch(async (err: unknown) => {
         await dropUpload();
@@ -158,13 +167,14 @@ export function documentsRouter(deps: GatewayDeps): Router {
       });
       if (outcome.replayed) await dropUpload();
       if (outcome.reusedWithOtherBody) throw reusedKeyError('parser');
-      answer(res, outcome.requestId, declaredType, outcome.record as ParseRecord | null, outcome.replayed);
+      answer(res, outcome.requestId, outcome.record as ParseRecord | null, outcome.replayed);
     });
 
     router.get('/status/:requestId', async (req, res) => {
       const id = String(req.params.requestId);
       setRequestId(res, id);
       if (!isRequestId(id)) throw new ApiError('404-001');
+      await waitForEndWhenPreferred(req, res, deps, 'parse', id, accountIdOf(res));
       const lookup = await stores.records.lookupRendered<ParseRecord['input'], ParseRecord['result']>('parse', id, accountIdOf(res), renderedStatus, (record) =>
         parseStatusBody(record as ParseRecord),
       );

@@ -15,4 +15,9 @@ export interface ScrapeProcessorDeps {
   /** Pages to render go to the browser-worker on this queue; their HTML comes back through the store. */
   renders: QueueProducer<RenderJob, RenderResult>;
   renderedPages: RenderedPageStore;
+  /**
+   * Why this process runs no browser-worker beside it (`pnpm start` on a machine without
+   * Chromium): named in the E008 of a page to render when no browser-worker runs anywhere.
+   */
+  noBrowserHere?: string;
 }

@@ -6,11 +6,11 @@ export function scrapeFetchFailure(err: unknown): JobFailure {
   if (!(err instanceof FetchError)) return new JobFailure('E008', `fetch failed: ${(err as Error).message}`, true);
   switch (err.kind) {
     case 'invalid_url':
-      return new JobFailure('E003', err.message, false);
+      return new JobFailure('E003', err.message, false, [], undefined, { cause: err });
     case 'blocked_address':
-      return new JobFailure('E003', `url ${PRIVATE_ADDRESS_REFUSED}`, false);
+      return new JobFailure('E003', `url ${PRIVATE_ADDRESS_REFUSED}`, false, [], undefined, { cause: err });
     default:
-      return new JobFailure('E008', err.message, err.transient);
+      return new JobFailure('E008', err.message, err.transient, [], undefined, { cause: err });
   }
 }
 

@@ -30,7 +30,7 @@ export async function renderInBrowser(deps: ScrapeProcessorDeps, payload: Scrape
     ...(payload.waitForSelector ? { waitForSelector: payload.waitForSelector } : {}),
   };
   // A queue nobody consumes would hold the request for the whole wait: say so at once.
-  if ((await deps.renders.queue.getWorkersCount()) === 0) throw new JobFailure('E008', 'rendering is not available: no browser-worker is running', false);
+  if ((await deps.renders.queue.getWorkersCount()) === 0) throw new JobFailure('E008', `rendering is not available: ${deps.noBrowserHere ?? 'no browser-worker is running'}`, false);
   const attempts = renderQueue.jobOptions.attempts ?? 1;
   const ttlMs = deps.config.SCRAPER_RENDER_QUEUE_WAIT_MS + attempts * (timeoutMs + ATTEMPT_MARGIN_MS);
   for (let round = 0; round < 2; round++) {

@@ -3,16 +3,27 @@ import type { INodeProperties } from 'n8n-workflow';
 const show = (operation: string[]) => ({ show: { resource: ['document'], operation } });
 
 const DOCUMENT_TYPES: Array<{ name: string; value: string }> = [
+	{ name: 'CSV', value: 'csv' },
 	{ name: 'DOC', value: 'doc' },
 	{ name: 'DOCX', value: 'docx' },
+	{ name: 'EPUB', value: 'epub' },
 	{ name: 'HEIC', value: 'heic' },
+	{ name: 'HTML', value: 'html' },
 	{ name: 'JPEG', value: 'jpeg' },
 	{ name: 'JPG', value: 'jpg' },
+	{ name: 'Markdown', value: 'md' },
+	{ name: 'ODP', value: 'odp' },
+	{ name: 'ODS', value: 'ods' },
+	{ name: 'ODT', value: 'odt' },
 	{ name: 'PDF', value: 'pdf' },
 	{ name: 'PNG', value: 'png' },
+	{ name: 'PPTX', value: 'pptx' },
+	{ name: 'RTF', value: 'rtf' },
 	{ name: 'TIF', value: 'tif' },
 	{ name: 'TIFF', value: 'tiff' },
 	{ name: 'TXT', value: 'txt' },
+	{ name: 'XLS', value: 'xls' },
+	{ name: 'XLSX', value: 'xlsx' },
 ];
 
 export const documentOperations: INodeProperties[] = [
@@ -32,7 +43,7 @@ export const documentOperations: INodeProperties[] = [
 			{
 				name: 'Parse',
 				value: 'parse',
-				description: 'Turn a PDF, Word file, image (OCR) or text file into plain text or markdown',
+				description: 'Turn a PDF, Word, Excel, PowerPoint, OpenDocument, EPUB, HTML, image (OCR) or text file into plain text or markdown',
 				action: 'Parse a document',
 			},
 		],

@@ -69,10 +69,10 @@ export const webPageFields: INodeProperties[] = [
 		name: 'outputType',
 		type: 'options',
 		options: [
-			{ name: 'Markdown', value: 'markdown', description: 'Plain text plus a markdown rendering' },
-			{ name: 'Plain Text', value: 'plaintext' },
+			{ name: 'Markdown', value: 'markdown', description: 'Plain text (content.text) plus a markdown rendering (content.markdown)' },
+			{ name: 'Plain Text', value: 'plaintext', description: 'Plain text only (content.text)' },
 		],
-		default: 'plaintext',
+		default: 'markdown',
 		displayOptions: scraping(),
 	},
 	{
