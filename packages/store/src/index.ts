@@ -20,3 +20,4 @@ export * from './window-budget.js';
 export * from './labels.js';
 export * from './crawl-state.js';
 export * from './replica-acks.js';
+export * from './mcp-session-directory.js';

@@ -60,6 +60,8 @@ export class Keyspace {
   crashIsolationMark(queue: string, jobId: string) { return `${this.prefix}:crash-isolation:${queue}:${jobId}`; }
   /** Written before each WAIT for a replica (ReplicaAcks): its connection's writes then come after the request's. */
   replicaAckMark() { return `${this.prefix}:replica-ack-mark`; }
+  /** An MCP session, for every gateway to resume (McpSessionDirectory). */
+  mcpSession(id: string) { return `${this.prefix}:mcp-session:${id}`; }
   /** A pub/sub channel, not a key: request records that end are announced on it (RecordEndings). */
   recordEndings() { return `${this.prefix}:record-endings`; }
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store';
 import { createLogger, createRedis, deploymentRedis, onMetricsScrape, QUEUE_DEPTH_STATES, queueBacklog, queueDepth, shutdownInOrder, type Logger } from '@gleaner/platform';
 import { QueueBacklogs, QueueProducer, botQueue, crawlQueue, mapQueue, parseQueue, scrapeQueue, scrapeV1Queue } from '@gleaner/queues';
-import { accountLimitsOf, createStores, RecordEndings, ReplicaAcks } from '@gleaner/store';
+import { accountLimitsOf, createStores, McpSessionDirectory, RecordEndings, ReplicaAcks } from '@gleaner/store';
 import { createGatewayApp } from './app.js';
 import { answerRequestsExpressNeverSees } from './client-errors.js';
 import type { GatewayConfig } from './config.js';
@@ -57,7 +57,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const isReady = async () => accepting && redis.status === 'ready' && (await redis.ping()) === 'PONG';
   let ownUrl = '';
   const ownToolReads = new OwnToolReads();
-  const mcpSessions = createMcpSessions(config, () => ownUrl, ownToolReads);
+  const mcpSessions = createMcpSessions(config, () => ownUrl, ownToolReads, new McpSessionDirectory(redis, connection.prefix, config.MCP_SESSION_IDLE_MS));
   const app = createGatewayApp(deps, { isReady, mcpSessions, ownToolReads, backlogs: () => backlogs.read() });
   // Without a Host header Node would answer a bare 400 itself; the API does not use Host, so express answers.
   // The request timeout (default 120 s) is longer than the 20 s window plus the bot timeout, so
