@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { createStores } from '@gleaner/store';
 import { startFakeBotPlatform, type FakeBotPlatform } from './fakes/bot-platform.js';
-import { serviceEnv } from './support/env.js';
+import { serviceEnv, withRedisServer } from './support/env.js';
 import { html, startPageServer } from './support/page-server.js';
 import { jsonLines, REPO_ROOT, settledWithin, startService, type ServiceProcess } from './support/processes.js';
 import { parsePrometheusText, samplesOf, sumOf, type PromSample } from './support/prometheus.js';
@@ -66,7 +66,7 @@ beforeAll(async () => {
     workers[name] = { process: startService(name, { ...env, ...extra, HEALTH_PORT: String(port) }), url: `http://127.0.0.1:${port}` };
   }
   const outagePort = await freePort();
-  outageWorker = { process: startService('webhook-dispatcher', { ...env, REDIS_URL: outageRedis.url, HEALTH_PORT: String(outagePort) }), url: `http://127.0.0.1:${outagePort}` };
+  outageWorker = { process: startService('webhook-dispatcher', { ...withRedisServer(env, outageRedis.url), HEALTH_PORT: String(outagePort) }), url: `http://127.0.0.1:${outagePort}` };
 
   const redis = testRedis();
   try {

@@ -8,7 +8,7 @@ import { testRedisSettings } from './redis.js';
  * to run with the default.
  */
 export function serviceEnv(prefix: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
+  return withRedisServer({
     ...testRedisSettings(),
     GLEANER_REDIS_PREFIX: prefix,
     NODE_ENV: 'test',
@@ -18,5 +18,15 @@ export function serviceEnv(prefix: string, extra: Record<string, string> = {}): 
     HOST: '127.0.0.1',
     ACCOUNT_MAX_CONCURRENT_JOBS: '1000',
     ...extra,
-  };
+  }, extra.REDIS_URL);
+}
+
+/**
+ * `env` on the one Redis server at `url` (an outage test's own), whatever the suite's Redis is:
+ * under GLEANER_TEST_REDIS_MODE a Sentinel or Cluster setting would win over REDIS_URL.
+ */
+export function withRedisServer(env: Record<string, string>, url: string | undefined): Record<string, string> {
+  if (url === undefined) return env;
+  const { REDIS_SENTINELS, REDIS_SENTINEL_MASTER, REDIS_CLUSTER_NODES, ...rest } = env;
+  return { ...rest, REDIS_URL: url };
 }

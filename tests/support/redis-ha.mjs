@@ -225,10 +225,11 @@ export async function startSentinelGroup(options = {}) {
  */
 export async function startSuiteRedisHa(mode) {
   if (mode === 'cluster') {
-    const cluster = await startRedisCluster();
+    // Production's node timeout: a loaded machine's slow heartbeat must not fail a master over mid-suite.
+    const cluster = await startRedisCluster({ nodeTimeoutMs: 15_000 });
     return { env: { GLEANER_TEST_REDIS_CLUSTER_NODES: cluster.nodesSetting, GLEANER_TEST_REDIS_URL: `redis://127.0.0.1:${cluster.nodes[0].port}/0` }, stop: () => cluster.stop() };
   }
-  const group = await startSentinelGroup();
+  const group = await startSentinelGroup({ downAfterMs: 10_000 });
   const master = await group.master();
   return {
     env: { GLEANER_TEST_REDIS_SENTINELS: group.sentinelsSetting, GLEANER_TEST_REDIS_SENTINEL_MASTER: group.masterName, GLEANER_TEST_REDIS_URL: `redis://127.0.0.1:${master?.port}/0` },
