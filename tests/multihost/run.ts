@@ -241,6 +241,9 @@ async function main(): Promise<void> {
         for (const [i, w] of workers.entries()) for (const line of w.output().split('\n').filter((l) => l.includes(id))) console.log(`  wk${i + 1}: ${line.slice(0, 400)}`);
       }
     }
+    // Peak memory of each service process over the run (the chart's requests and limits).
+    const peak = (p: ServiceProcess) => /VmHWM:\s+(\d+)/.exec(sh('cat', [`/proc/${p.child.pid}/status`], { allowFail: true }))?.[1];
+    console.log(`peak RSS: gateways ${gateways.map((g) => `${Math.round(Number(peak(g)) / 1024)} MB`).join(', ')}; scraper workers ${workers.map((w) => `${Math.round(Number(peak(w)) / 1024)} MB`).join(', ')}`);
     redis.disconnect();
     const lost = phases.reduce((n, p) => n + loadFigures(p.shots, p.faultAt).lost, 0);
     console.log(`\n${lost === 0 ? 'PASS' : 'FAIL'}: ${lost} accepted requests lost`);
