@@ -134,6 +134,22 @@ function clientOptions(target: Exclude<RedisTarget, { kind: 'cluster' }>, role: 
 }
 
 /**
+ * ioredis's socketTimeout timer is left running when a connection closes with a command still
+ * waiting (a worker's blocking read cut by close()), and would keep a finished process (a test
+ * file, a service past its shutdown) alive until it fires: it is unreferenced here, which changes
+ * nothing while the process has other work (it still fires), once, for every client of the process.
+ */
+const socketTimerHost = Redis.prototype as unknown as { setSocketTimeout?: () => void; gleanerUnrefTimer?: boolean };
+if (typeof socketTimerHost.setSocketTimeout === 'function' && !socketTimerHost.gleanerUnrefTimer) {
+  const setSocketTimeout = socketTimerHost.setSocketTimeout;
+  socketTimerHost.setSocketTimeout = function (this: { socketTimeoutTimer?: NodeJS.Timeout }) {
+    setSocketTimeout.call(this);
+    this.socketTimeoutTimer?.unref();
+  };
+  socketTimerHost.gleanerUnrefTimer = true;
+}
+
+/**
  * With a Sentinel group or a Cluster there is another server to go to: a master that vanished
  * without closing the connection (its host down, a partition) is given up on when a command gets
  * no reply in this time, and the reconnect finds the master the failover promoted (without it,
