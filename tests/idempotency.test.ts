@@ -13,7 +13,7 @@ import { errorFormatProblem, type ErrorFamily } from './support/error-formats.js
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process.js';
 import { html, startPageServer } from './support/page-server.js';
 import { startService, type ServiceProcess } from './support/processes.js';
-import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
+import { deleteKeysWithPrefix, keysMatching, testPrefix } from './support/redis.js';
 import { createAccountWithKey, openTestStores, type CreatedAccount, type TestStores } from './support/test-stores.js';
 import { waitFor } from './support/webhook-receiver.js';
 
@@ -75,7 +75,7 @@ async function submit(path: string, body: unknown, key: string | undefined, acco
 
 /** Request records of a family under the test prefix (one per request ever started). */
 async function recordIds(family: string): Promise<string[]> {
-  const keys = await test.redis.keys(`${prefix}:rec:${family}:*`);
+  const keys = await keysMatching(test.redis, `${prefix}:rec:${family}:*`);
   return keys.map((k) => k.slice(k.lastIndexOf(':') + 1)).sort();
 }
 

@@ -163,3 +163,9 @@ export function testQueue(name: string, prefix: string): Queue {
   };
   return queue;
 }
+
+/** KEYS over every server of a client: on a Cluster, a plain KEYS asks one node of several. */
+export async function keysMatching(redis: RedisClient, pattern: string): Promise<string[]> {
+  if (redis instanceof Cluster) await waitForRedis(redis);
+  return (await Promise.all(serversOf(redis).map((server) => server.keys(pattern)))).flat();
+}

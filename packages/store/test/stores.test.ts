@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { RedisClient as Redis } from '@gleaner/platform';
 import { newRequestId } from '@gleaner/platform';
 import { createStores, ENDED_NOTICE_MAX_CHARS, RateLimiter, RecordEndings, RenderedRecords, WindowBudget, type RateCount, type Stores } from '../src/index.js';
-import { deleteKeysWithPrefix, testPrefix, testRedis } from '../../../tests/support/redis.js';
+import { deleteKeysWithPrefix, keysMatching, testPrefix, testRedis } from '../../../tests/support/redis.js';
 
 const prefix = testPrefix('store');
 let redis: Redis;
@@ -23,7 +23,7 @@ describe('accounts and keys', () => {
     const account = await stores.accounts.createAccount('acme');
     expect((await stores.accounts.createAccount('acme')).id).toBe(account.id);
     const { apiKey, record } = await stores.accounts.createApiKey(account.id, ['scrape']);
-    const keys = await redis.keys(`${prefix}:*`);
+    const keys = await keysMatching(redis, `${prefix}:*`);
     for (const k of keys) {
       const type = await redis.type(k);
       const dump = type === 'string' ? await redis.get(k) : JSON.stringify(await redis.smembers(k));
@@ -125,7 +125,7 @@ describe('request records', () => {
     const id = newRequestId();
     const claimed = await stores.idempotencyKeys.createClaimed({ id, family: 'scrape', accountId: 'acc-idem', input: {} }, 'key-1', 'fp');
     expect(claimed.created).toBe(true);
-    const [claimKey] = await redis.keys(`${prefix}:idem:scrape:acc-idem:*`);
+    const [claimKey] = await keysMatching(redis, `${prefix}:idem:scrape:acc-idem:*`);
     expect(await redis.ttl(claimKey)).toBeGreaterThan(7 * 24 * 3600 - 10);
     await stores.records.complete('scrape', id, { text: 'done' });
     const [record, claim] = await Promise.all([redis.ttl(`${prefix}:rec:scrape:${id}`), redis.ttl(claimKey)]);
@@ -332,7 +332,7 @@ describe('result cache and rate limiter', () => {
   it('takes an entry in the older layout (a JSON object) for a miss', async () => {
     // An account of its own, so that its one cache key is this entry's.
     await stores.cache.put('acc-legacy', 'https://example.com/old', { requestId: 'r1', json: '{}' });
-    const keys = await redis.keys(`${prefix}:cache:acc-legacy:*`);
+    const keys = await keysMatching(redis, `${prefix}:cache:acc-legacy:*`);
     expect(keys).toHaveLength(1);
     await redis.set(keys[0], JSON.stringify({ requestId: 'r0', url: 'https://example.com/old', timestamp: 1, result: {} }));
     expect(await stores.cache.get('acc-legacy', 'https://example.com/old')).toBeNull();
