@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { localSecret } from './local-secret.js';
+import type { RedisSettings } from './redis.js';
 
 /** `host:port,host:port`: the sentinels of a group, or some nodes of a Cluster. */
 const hostPortList = Joi.string().pattern(/^\s*(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}\s*(?:,\s*(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}\s*)*$/, 'host:port,host:port');
@@ -62,13 +63,7 @@ export function loadConfig<T>(schema: Joi.ObjectSchema, env: NodeJS.ProcessEnv =
   return value as T;
 }
 
-export interface CommonConfig {
-  REDIS_URL: string;
-  REDIS_SENTINELS?: string;
-  REDIS_SENTINEL_MASTER?: string;
-  REDIS_CLUSTER_NODES?: string;
-  REDIS_PASSWORD?: string;
-  GLEANER_REDIS_PREFIX: string;
+export interface CommonConfig extends RedisSettings {
   NODE_ENV: 'production' | 'development' | 'test';
   LOG_LEVEL: string;
   GLEANER_ALLOW_PRIVATE_NETWORKS: boolean;
