@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { QUEUE_BACKLOG_STATES, type RedisClient } from '@gleaner/platform';
 import { botQueue } from './bot.js';
+import type { QueueContract } from './contract.js';
 import type { QueueConnection } from './factory.js';
 import { parseQueue } from './parse.js';
 import { renderQueue } from './render.js';
@@ -10,11 +11,11 @@ import { webhookQueue } from './webhook.js';
 
 /** The queues each worker service consumes: an autoscaler sizes a service by their backlog. */
 export const SERVICE_QUEUES = {
-  'scraper-worker': [scrapeQueue.name, scrapeV1Queue.name],
-  'parser-worker': [parseQueue.name],
-  'browser-worker': [renderQueue.name],
-  'webhook-dispatcher': [webhookQueue.name],
-  'bot-connector': [botQueue.name],
+  'scraper-worker': [scrapeQueue, scrapeV1Queue],
+  'parser-worker': [parseQueue],
+  'browser-worker': [renderQueue],
+  'webhook-dispatcher': [webhookQueue],
+  'bot-connector': [botQueue],
 } as const;
 
 export type WorkerService = keyof typeof SERVICE_QUEUES;
@@ -34,9 +35,11 @@ export class QueueBacklogs {
   private readonly queues: Queue[];
 
   constructor(client: RedisClient, connection: Pick<QueueConnection, 'prefix'>) {
-    const names = [...new Set(Object.values(SERVICE_QUEUES).flat())];
-    this.queues = names.map((name) => {
-      const queue = new Queue(name, { connection: client, prefix: connection.prefix });
+    const contracts = [...new Set<QueueContract<object, unknown>>(Object.values(SERVICE_QUEUES).flat() as QueueContract<object, unknown>[])];
+    // Read only (skipMetasUpdate): a Queue otherwise writes its options into the queue's meta,
+    // and BullMQ's defaults (10,000 events) would replace the producer's (the bot queue's 1,000).
+    this.queues = contracts.map((contract) => {
+      const queue = new Queue(contract.name, { connection: client, prefix: connection.prefix, skipMetasUpdate: true });
       queue.on('error', () => undefined);
       return queue;
     });
@@ -48,7 +51,7 @@ export class QueueBacklogs {
       const counts = await queue.getJobCounts(...QUEUE_BACKLOG_STATES);
       queues[queue.name] = Object.values(counts).reduce((sum, n) => sum + n, 0);
     }
-    const services = Object.fromEntries(Object.entries(SERVICE_QUEUES).map(([service, names]) => [service, names.reduce((sum, name) => sum + (queues[name] ?? 0), 0)])) as Record<WorkerService, number>;
+    const services = Object.fromEntries(Object.entries(SERVICE_QUEUES).map(([service, contracts]) => [service, contracts.reduce((sum, c) => sum + (queues[c.name] ?? 0), 0)])) as Record<WorkerService, number>;
     return { queues, services };
   }
 

@@ -112,7 +112,8 @@ export class WorkerRegistry {
     if (this.depthSampling) return;
     const client = createRedis(this.connection.target, 'producer', 'metrics');
     const queues = this.queueNames.map((name) => {
-      const queue = new Queue(name, { connection: client, prefix: this.connection.prefix });
+      // Read only: its options would otherwise replace the producer's in the queue's meta.
+      const queue = new Queue(name, { connection: client, prefix: this.connection.prefix, skipMetasUpdate: true });
       queue.on('error', () => undefined);
       return queue;
     });
