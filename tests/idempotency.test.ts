@@ -10,7 +10,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serviceEnv } from './support/env.js';
 import { errorFormatProblem, type ErrorFamily } from './support/error-formats.js';
-import { startGatewayProcess, type GatewayProcess } from './support/gateway-process.js';
+import { startGatewayProcess, untilReady, type GatewayProcess } from './support/gateway-process.js';
 import { html, startPageServer } from './support/page-server.js';
 import { startService, type ServiceProcess } from './support/processes.js';
 import { deleteKeysWithPrefix, keysMatching, testPrefix } from './support/redis.js';
@@ -259,6 +259,7 @@ function rawPost(path: string, body: unknown, key: Buffer): Promise<Answer> {
 describe('a gateway killed while it waits out the window', () => {
   it('leaves the client no answer; the retry with the same key, on the other gateway, answers that same request', async () => {
     const doomed = await startGatewayProcess(env);
+    await untilReady(doomed);
     const key = uniqueKey('killed');
     const url = `${site.url}/slow/2000/killed`;
     const before = await recordIds('scrape');
