@@ -145,7 +145,7 @@ async function worker(urls: string[], concurrency: number): Promise<Side & { fai
   // level the worker logs each page's step times (one line a page).
   const env = { REDIS_URL, GLEANER_REDIS_PREFIX: prefix, GLEANER_SECRET: SECRET, NODE_ENV: 'production', LOG_LEVEL: 'debug', GLEANER_ALLOW_PRIVATE_NETWORKS: 'true', BROWSER_CONCURRENCY: String(concurrency), MALLOC_ARENA_MAX: '2' };
   const proc: ServiceProcess = startServiceOnSimulatedInternet('browser-worker', env, NO_NAMES);
-  const producer = new QueueProducer(renderQueue, { redisUrl: REDIS_URL, prefix });
+  const producer = new QueueProducer(renderQueue, { target: { kind: 'server', url: REDIS_URL }, prefix });
   const redis = new Redis(REDIS_URL);
   const pages = createStores(redis, prefix, SECRET).renderedPages;
   try {

@@ -33,7 +33,7 @@ import autocannon from 'autocannon';
 import { Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import type expressType from 'express';
 import { Redis } from 'ioredis';
-import { createLogger, redisConnectionOptions } from '@gleaner/platform';
+import { bullmqConnection, createLogger } from '@gleaner/platform';
 import { QueueProducer, scrapeQueue, webhookQueue } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
 import { runRecordedJob, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
@@ -192,14 +192,14 @@ async function main(): Promise<void> {
     // (d) the trivial processor behind the gateway runs the product's record lifecycle
     // (runRecordedJob: record read, record → completed, webhook lookup), as real workers do.
     const logger = createLogger('bench', 'error');
-    const connection = { redisUrl, prefix };
+    const connection = { target: { kind: 'server' as const, url: redisUrl }, prefix };
     const webhooks = new QueueProducer(webhookQueue, connection);
     const ctx: RecordedJobContext = { records: stores.records, subscriptions: stores.subscriptions, webhooks, logger, includeTraces: false, unexpectedError: (e) => ({ code: 'E008', message: e.message }) };
     const registry = new WorkerRegistry(connection, logger);
     registry.register(scrapeQueue, (p, job) => runRecordedJob('scrape', job, p.requestId, ctx, async () => ({ result: { text: 'ok', meta: { title: '', description: '' }, links: [], images: [] } })), { concurrency: 1 });
     const rawName = 'bench-raw';
     // Connection settings as our producers and workers use them (fail-fast producer, blocking worker).
-    const rawConnection = (role: 'producer' | 'worker') => redisConnectionOptions(redisUrl, role) as ConnectionOptions;
+    const rawConnection = (role: 'producer' | 'worker') => bullmqConnection(connection.target, role) as ConnectionOptions;
     const rawQueue = new Queue(rawName, { connection: rawConnection('producer'), prefix, defaultJobOptions: { removeOnComplete: { age: 3600, count: 10_000 } } });
     const rawEvents = new QueueEvents(rawName, { connection: rawConnection('worker'), prefix });
     const rawWorker = new Worker(rawName, async () => ({ ok: true }), { connection: rawConnection('worker'), prefix, concurrency: 1 });

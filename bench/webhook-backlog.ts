@@ -31,7 +31,7 @@ const cpuSeconds = (pid: number) => {
 
 const redis = new Redis(REDIS_URL);
 const stores = createStores(redis, prefix, SECRET);
-const connection = { redisUrl: REDIS_URL, prefix };
+const connection = { target: { kind: 'server' as const, url: REDIS_URL }, prefix };
 const producer = new QueueProducer(webhookQueue, connection);
 const hanging = await startWebhookReceiver(['hang']);
 const prompt = await startWebhookReceiver([200]);

@@ -1,6 +1,6 @@
 /**
  * `pnpm start`: the whole system in one process (gateway and every worker service) against the
- * Redis at REDIS_URL, or without REDIS_URL a Redis of its own for this machine when none answers
+ * Redis at REDIS_URL (or its Sentinel group or Cluster), or with none of them set a Redis of its own for this machine when none answers
  * at the default address. Each service reads its own configuration from the same environment.
  */
 import { announce, createLogger, exitOnBootFailure, exitOnSignals, shutdownInOrder, startHealthServer, startLocalRedisUnlessAnswering } from '@gleaner/platform';
@@ -15,7 +15,9 @@ async function main(): Promise<void> {
   const gatewayConfig = loadGatewayConfig();
   const logger = createLogger('gleaner', gatewayConfig.LOG_LEVEL);
   const scraperConfig = loadScraperWorkerConfig();
-  const localRedis = process.env.REDIS_URL ? null : await startLocalRedisUnlessAnswering(logger);
+  // A Sentinel group or a Cluster is never started here: only the one-machine default is.
+  const redisNamed = process.env.REDIS_URL || process.env.REDIS_SENTINELS || process.env.REDIS_CLUSTER_NODES;
+  const localRedis = redisNamed ? null : await startLocalRedisUnlessAnswering(logger);
   // HEALTH_PORT is one port: each worker service would bind it. This process serves one health and
   // metrics server for all of them instead (the metrics registry is already shared).
   const healthPort = scraperConfig.HEALTH_PORT;

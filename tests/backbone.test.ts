@@ -3,7 +3,7 @@ import request from 'supertest';
 import { newRequestId } from '@gleaner/platform';
 import { submitAndWait } from '@gleaner/gateway';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
-import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
+import { deleteKeysWithPrefix, serversOf, testPrefix } from './support/redis.js';
 import { startScriptedWorkers } from './support/scripted-processors.js';
 
 const prefix = testPrefix('backbone');
@@ -127,11 +127,13 @@ describe('the 20-second window', () => {
     // The gateway sends the record and the job together on one connection. Its socket is held
     // (corked) here while both are sent: had the job gone out on a connection of its own, the
     // worker would take it at once and find no record ("request record missing", dropped).
-    const { redis, producers, stores, recordEndings } = h.gateway.deps;
-    const socket = (redis as unknown as { stream: NodeJS.WritableStream & { cork(): void; uncork(): void } }).stream;
+    const { redis, producers, stores } = h.gateway.deps;
+    // Every server's connection (a Cluster's masters; one holds the deployment's slot).
+    const sockets = serversOf(redis).map((server) => (server as unknown as { stream: NodeJS.WritableStream & { cork(): void; uncork(): void } }).stream);
+    const socket = { cork: () => sockets.forEach((s) => s.cork()), uncork: () => sockets.forEach((s) => s.uncork()) };
     const requestId = newRequestId();
     socket.cork();
-    const submitted = submitAndWait(stores, recordEndings, {
+    const submitted = submitAndWait(stores, h.gateway.deps, {
       family: 'scrape',
       requestId,
       accountId: b.accountId,

@@ -234,7 +234,7 @@ describe('bot webhook', () => {
 
   it("keeps the bot queue's event stream short (results of finished calls linger there)", async () => {
     const { Redis } = await import('ioredis');
-    const redis = new Redis((await import('./support/redis.js')).TEST_REDIS_URL);
+    const redis = (await import('./support/redis.js')).testRedis();
     try {
       expect(await redis.hget(`${prefix}:bot:meta`, 'opts.maxLenEvents')).toBe('1000');
     } finally {

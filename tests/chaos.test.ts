@@ -387,7 +387,7 @@ describe('Redis killed and restarted under load (AOF on)', () => {
    */
   it('a window wait that starts just after Redis died is a timeout, with no unhandled rejection', async () => {
     const redis = await DisposableRedis.start();
-    const producer = new QueueProducer(scrapeQueue, { redisUrl: redis.url, prefix: testPrefix('chaos-wait') });
+    const producer = new QueueProducer(scrapeQueue, { target: { kind: 'server', url: redis.url }, prefix: testPrefix('chaos-wait') });
     const unhandled: unknown[] = [];
     let down = false;
     const onUnhandled = (reason: unknown) => unhandled.push(reason);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { gleanerCli } from './support/cli.js';
-import { serviceEnv } from './support/env.js';
+import { serviceEnv, withRedisServer } from './support/env.js';
 import { GatewayHarness } from './support/gateway.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 
@@ -186,7 +186,7 @@ describe('bad input', () => {
   }, 180_000);
 
   it('an unknown command is bad input even when Redis is unreachable; a known one says Redis cannot be reached, in one line', async () => {
-    const unreachable = { ...env, REDIS_URL: 'redis://127.0.0.1:1/2' };
+    const unreachable = withRedisServer(env, 'redis://127.0.0.1:1/2');
     await expect(gleanerCli(['keys', 'rotate'], unreachable)).rejects.toMatchObject({ code: 1, stdout: '', stderr: "error: unknown command 'keys rotate' (run 'gleaner help' for the list)\n" });
     await expect(gleanerCli(['keys', 'list', '--account', ACCOUNT], unreachable)).rejects.toMatchObject({ code: 1, stdout: '', stderr: 'error: cannot reach Redis at redis://127.0.0.1:1/2: is it running? REDIS_URL sets its address (pnpm start runs one when it is unset)\n' });
   }, 60_000);

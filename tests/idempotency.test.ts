@@ -10,10 +10,10 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serviceEnv } from './support/env.js';
 import { errorFormatProblem, type ErrorFamily } from './support/error-formats.js';
-import { startGatewayProcess, type GatewayProcess } from './support/gateway-process.js';
+import { startGatewayProcess, untilReady, type GatewayProcess } from './support/gateway-process.js';
 import { html, startPageServer } from './support/page-server.js';
 import { startService, type ServiceProcess } from './support/processes.js';
-import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
+import { deleteKeysWithPrefix, keysMatching, testPrefix } from './support/redis.js';
 import { createAccountWithKey, openTestStores, type CreatedAccount, type TestStores } from './support/test-stores.js';
 import { waitFor } from './support/webhook-receiver.js';
 
@@ -75,7 +75,7 @@ async function submit(path: string, body: unknown, key: string | undefined, acco
 
 /** Request records of a family under the test prefix (one per request ever started). */
 async function recordIds(family: string): Promise<string[]> {
-  const keys = await test.redis.keys(`${prefix}:rec:${family}:*`);
+  const keys = await keysMatching(test.redis, `${prefix}:rec:${family}:*`);
   return keys.map((k) => k.slice(k.lastIndexOf(':') + 1)).sort();
 }
 
@@ -259,6 +259,7 @@ function rawPost(path: string, body: unknown, key: Buffer): Promise<Answer> {
 describe('a gateway killed while it waits out the window', () => {
   it('leaves the client no answer; the retry with the same key, on the other gateway, answers that same request', async () => {
     const doomed = await startGatewayProcess(env);
+    await untilReady(doomed);
     const key = uniqueKey('killed');
     const url = `${site.url}/slow/2000/killed`;
     const before = await recordIds('scrape');

@@ -22,7 +22,7 @@ import {
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
 import { html, startPageServer } from './support/page-server.js';
-import { deleteKeysWithPrefix, redisDump, TEST_REDIS_URL, testPrefix } from './support/redis.js';
+import { deleteKeysWithPrefix, redisDump, testPrefix, testRedis } from './support/redis.js';
 
 /**
  * Language-model extraction end to end through the HTTP API: real Redis, in-process gateway and
@@ -772,7 +772,7 @@ describe('token usage', () => {
     await addKey(dave, { provider: 'anthropic', key: CAROL_ANTHROPIC, base_url: anthropic.baseUrl, model: 'claude-test-model' });
     // A usage key of the wrong type makes every HINCRBY on it fail: a real Redis error.
     const usageKey = new Keyspace(prefix).usage(dave.accountId);
-    const redis = new Redis(TEST_REDIS_URL);
+    const redis = testRedis();
     try {
       await redis.set(usageKey, 'not a hash');
       anthropic.enqueue(anthropicMessage(ANSWER, { input_tokens: 40, output_tokens: 4 }));

@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { createStores } from '@gleaner/store';
 import { startFakeBotPlatform, type FakeBotPlatform } from './fakes/bot-platform.js';
-import { serviceEnv } from './support/env.js';
+import { serviceEnv, withRedisServer } from './support/env.js';
 import { html, startPageServer } from './support/page-server.js';
 import { jsonLines, REPO_ROOT, settledWithin, startService, type ServiceProcess } from './support/processes.js';
 import { parsePrometheusText, samplesOf, sumOf, type PromSample } from './support/prometheus.js';
 import { DisposableRedis, freePort } from './support/redis-server.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
+import { deleteKeysWithPrefix, testPrefix, testRedis } from './support/redis.js';
 import { GatewayHarness } from './support/gateway.js';
 import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
 
@@ -66,9 +66,9 @@ beforeAll(async () => {
     workers[name] = { process: startService(name, { ...env, ...extra, HEALTH_PORT: String(port) }), url: `http://127.0.0.1:${port}` };
   }
   const outagePort = await freePort();
-  outageWorker = { process: startService('webhook-dispatcher', { ...env, REDIS_URL: outageRedis.url, HEALTH_PORT: String(outagePort) }), url: `http://127.0.0.1:${outagePort}` };
+  outageWorker = { process: startService('webhook-dispatcher', { ...withRedisServer(env, outageRedis.url), HEALTH_PORT: String(outagePort) }), url: `http://127.0.0.1:${outagePort}` };
 
-  const redis = new Redis(TEST_REDIS_URL);
+  const redis = testRedis();
   try {
     const stores = createStores(redis, prefix, env.GLEANER_SECRET);
     const account = await stores.accounts.createAccount('metrics-account');

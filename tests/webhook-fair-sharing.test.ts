@@ -4,7 +4,7 @@ import { webhookDeliveryId } from '@gleaner/queues';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
 import { startService, type ServiceProcess } from './support/processes.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
+import { deleteKeysWithPrefix, testPrefix, testRedis } from './support/redis.js';
 import { startScriptedWorkers } from './support/scripted-processors.js';
 import { startWebhookReceiver, waitFor, type ReceivedDelivery } from './support/webhook-receiver.js';
 import { reportFigures } from './support/figures.js';
@@ -100,7 +100,7 @@ describe('webhook-dispatcher (two processes of 16 slots, default share 8 per acc
       // The deliveries were deferred, many times: BullMQ's event stream has a 'delayed' event per
       // deferral and per scheduled retry (at most one per send).
       const aIds = new Set(flood.map((r) => webhookDeliveryId(r.requestId)));
-      const redis = new Redis(TEST_REDIS_URL);
+      const redis = testRedis();
       let delayed = 0;
       try {
         const events = (await redis.xrange(`${prefix}:webhook:events`, '-', '+')) as Array<[string, string[]]>;

@@ -11,7 +11,7 @@ import { binaryNoise } from './support/hostile-files.js';
 import { startPageServer } from './support/page-server.js';
 import { startService } from './support/processes.js';
 import { rawHttp } from './support/raw-http.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from './support/redis.js';
+import { deleteKeysWithPrefix, testConnection, testPrefix } from './support/redis.js';
 import { startScriptedWorkers } from './support/scripted-processors.js';
 import { startWebhookReceiver, waitFor } from './support/webhook-receiver.js';
 import { reportFigures } from './support/figures.js';
@@ -120,7 +120,7 @@ describe('delivery', () => {
 
   it('does not send a delivery the record says has arrived, when its job runs again', async () => {
     const receiver = await startWebhookReceiver([200, 200]);
-    const producer = new QueueProducer(webhookQueue, { redisUrl: TEST_REDIS_URL, prefix });
+    const producer = new QueueProducer(webhookQueue, testConnection(prefix));
     try {
       const id = await submitScrape(receiver.url);
       await waitFor(() => h.stores.records.get('scrape', id), (r) => r?.webhook?.status === 'delivered');
@@ -304,7 +304,7 @@ describe('account subscriptions and the webhook secret', () => {
   it('a subscription delivery that runs again after it arrived is not sent twice', async () => {
     const subscriber = await h.account('subscriber');
     const receiver = await startWebhookReceiver([200]);
-    const producer = new QueueProducer(webhookQueue, { redisUrl: TEST_REDIS_URL, prefix });
+    const producer = new QueueProducer(webhookQueue, testConnection(prefix));
     try {
       const sub = await request(h.url).post('/account/webhooks').set('x-api-key', subscriber.apiKey).send({ url: receiver.url, families: ['scrape'] });
       expect(sub.status).toBe(201);

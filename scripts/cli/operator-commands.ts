@@ -3,7 +3,7 @@
  * REDIS_URL, GLEANER_REDIS_PREFIX and GLEANER_SECRET. Loaded by gleaner-cli.ts only when one of
  * them runs: Redis, joi and the stores are not loaded for `--help` or the user commands.
  */
-import { accountLimitsEnvSchema, commonEnvSchema, createRedis, loadConfig, redisUrlForLogs, waitForRedis, type AccountLimitsConfig, type CommonConfig } from '@gleaner/platform';
+import { accountLimitsEnvSchema, commonEnvSchema, createRedis, deploymentRedis, loadConfig, redisTargetForLogs, waitForRedis, type AccountLimitsConfig, type CommonConfig } from '@gleaner/platform';
 import { AccountError, accountLimitsOf, createStores, LLM_PROVIDERS, LlmKeyError, SCOPES, type LlmProvider, type Scope } from '@gleaner/store';
 import Joi from 'joi';
 import { requiredFlag as required, UsageError } from './usage-error.js';
@@ -20,12 +20,13 @@ export async function runOperatorCommand(command: string, rest: string[], flags:
 
 async function run(command: string, rest: string[], flags: Record<string, string>): Promise<void> {
   const config = loadConfig<CommonConfig & AccountLimitsConfig>(Joi.object({ ...commonEnvSchema, ...accountLimitsEnvSchema }));
-  const redis = createRedis(config.REDIS_URL, 'worker', 'gleaner-cli');
+  const { target, prefix } = deploymentRedis(config);
+  const redis = createRedis(target, 'worker', 'gleaner-cli');
   try {
     await waitForRedis(redis, 5_000).catch(() => {
-      throw new UsageError(`cannot reach Redis at ${redisUrlForLogs(config.REDIS_URL)}: is it running? REDIS_URL sets its address (pnpm start runs one when it is unset)`);
+      throw new UsageError(`cannot reach ${redisTargetForLogs(target)}: is it running? REDIS_URL sets its address (pnpm start runs one when it is unset)`);
     });
-    const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET, accountLimitsOf(config));
+    const stores = createStores(redis, prefix, config.GLEANER_SECRET, accountLimitsOf(config));
     const accountByName = async (name: string) => {
       const account = await stores.accounts.getAccountByName(name);
       if (!account) throw new UsageError(`no account named '${name}'`);

@@ -1,14 +1,15 @@
-import { TEST_REDIS_URL } from './redis.js';
+import { testRedisSettings } from './redis.js';
 
 /**
- * Environment for services under test: isolated Redis prefix, private networks allowed (local
+ * Environment for services under test: the suite's Redis (a Cluster or Sentinel group under
+ * GLEANER_TEST_REDIS_MODE), isolated Redis prefix, private networks allowed (local
  * stand-ins). Tests submit as one account, and many count on a worker's whole concurrency, so the
  * per-account cap is lifted here; tests of fair sharing (tenant-isolation.test.ts) delete the entry
  * to run with the default.
  */
 export function serviceEnv(prefix: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    REDIS_URL: TEST_REDIS_URL,
+  return withRedisServer({
+    ...testRedisSettings(),
     GLEANER_REDIS_PREFIX: prefix,
     NODE_ENV: 'test',
     GLEANER_SECRET: 'test-secret-0123456789abcdef',
@@ -17,5 +18,15 @@ export function serviceEnv(prefix: string, extra: Record<string, string> = {}): 
     HOST: '127.0.0.1',
     ACCOUNT_MAX_CONCURRENT_JOBS: '1000',
     ...extra,
-  };
+  }, extra.REDIS_URL);
+}
+
+/**
+ * `env` on the one Redis server at `url` (an outage test's own), whatever the suite's Redis is:
+ * under GLEANER_TEST_REDIS_MODE a Sentinel or Cluster setting would win over REDIS_URL.
+ */
+export function withRedisServer(env: Record<string, string>, url: string | undefined): Record<string, string> {
+  if (url === undefined) return env;
+  const { REDIS_SENTINELS, REDIS_SENTINEL_MASTER, REDIS_CLUSTER_NODES, ...rest } = env;
+  return { ...rest, REDIS_URL: url };
 }

@@ -25,3 +25,14 @@ export async function startGatewayProcess(env: Record<string, string>, preloads:
     alive: () => proc.child.exitCode === null && proc.child.signalCode === null,
   };
 }
+
+/**
+ * Until the gateway's /readyz answers 200: it listens before its Redis connection is up (and
+ * answers 503 meanwhile), which takes longer on a Cluster (the slots are read first).
+ */
+export async function untilReady(gateway: GatewayProcess, timeoutMs = 20_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    if (await fetch(`${gateway.url}/readyz`).then((r) => r.ok, () => false)) return;
+  }
+  throw new Error(`gateway at ${gateway.url} not ready after ${timeoutMs} ms`);
+}

@@ -2,8 +2,7 @@ import { createLogger } from '@gleaner/platform';
 import { parseQueue, QueueProducer, scrapeQueue, scrapeV1Queue, webhookQueue } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
 import { JobFailure, runRecordedJob, WorkerRegistry, type RecordedJobContext } from '@gleaner/worker-runtime';
-import { createRedis } from '@gleaner/platform';
-import { TEST_REDIS_URL } from './redis.js';
+import { testConnection, testRedis } from './redis.js';
 
 /**
  * Test-only processors for plumbing tests: they run the real record lifecycle (runRecordedJob)
@@ -18,8 +17,8 @@ function scripted(url: string): Promise<void> {
 
 export async function startScriptedWorkers(prefix: string): Promise<{ close(): Promise<void> }> {
   const logger = createLogger('scripted-worker', 'error');
-  const redis = createRedis(TEST_REDIS_URL, 'worker');
-  const connection = { redisUrl: TEST_REDIS_URL, prefix };
+  const redis = testRedis();
+  const connection = testConnection(prefix);
   const stores = createStores(redis, prefix, 'test-secret-0123456789abcdef');
   const webhooks = new QueueProducer(webhookQueue, connection);
   const ctx: RecordedJobContext = { records: stores.records, subscriptions: stores.subscriptions, webhooks, logger, includeTraces: false, unexpectedError: (e) => ({ code: 'E008', message: e.message }) };

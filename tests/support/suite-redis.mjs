@@ -63,12 +63,23 @@ export async function startSuiteRedis() {
 }
 
 /**
- * jest globalSetup: the suite's own Redis unless GLEANER_TEST_REDIS_URL names one. Set in this
+ * jest globalSetup: the suite's own Redis unless GLEANER_TEST_REDIS_URL names one; with
+ * GLEANER_TEST_REDIS_MODE=cluster or sentinel, a Redis Cluster or a Sentinel group. Set in this
  * process's environment before jest starts its workers, the URL reaches every test file
  * (tests/support/redis.ts) and every process they start.
  */
 export async function setup() {
   if (process.env.GLEANER_TEST_REDIS_URL) return;
+  const mode = process.env.GLEANER_TEST_REDIS_MODE;
+  if (mode === 'cluster' || mode === 'sentinel') {
+    // A Cluster or a Sentinel group instead of one server (pnpm test:redis-ha, redis-ha.mjs).
+    const { startSuiteRedisHa } = await import('./redis-ha.mjs');
+    const ha = await startSuiteRedisHa(mode);
+    Object.assign(process.env, ha.env);
+    /** @type {any} */ (globalThis).gleanerSuiteRedis = ha;
+    return;
+  }
+  if (mode && mode !== 'server') throw new Error(`GLEANER_TEST_REDIS_MODE must be server, cluster or sentinel, not '${mode}'`);
   const redis = await startSuiteRedis();
   process.env.GLEANER_TEST_REDIS_URL = redis.url;
   /** @type {any} */ (globalThis).gleanerSuiteRedis = redis;

@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
+import type { RedisClient } from '@gleaner/platform';
 import { createStores, type Scope, type Stores } from '@gleaner/store';
-import { TEST_REDIS_URL } from './redis.js';
+import { testRedis } from './redis.js';
 
 /**
  * The stores of a test prefix, opened from the test process: for tests whose gateway runs as a
@@ -9,12 +9,12 @@ import { TEST_REDIS_URL } from './redis.js';
  */
 export interface TestStores {
   stores: Stores;
-  redis: Redis;
+  redis: RedisClient;
   close(): Promise<void>;
 }
 
 export function openTestStores(prefix: string, secret: string): TestStores {
-  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 });
+  const redis = testRedis();
   return {
     stores: createStores(redis, prefix, secret),
     redis,

@@ -23,6 +23,29 @@ export interface McpHttpSessionsOptions<O extends SessionOwner> {
   maxPerOwner: number;
   /** Sessions all the owners of one account may hold; one more closes the account's least recently used. */
   maxPerAccount: number;
+  /**
+   * Where sessions are recorded for every process that serves the endpoint (the gateway's: Redis),
+   * so that any of them resumes a session another opened, and none needs requests routed to the one
+   * that did. Without it a session lives in this process only.
+   */
+  directory?: SessionDirectory;
+}
+
+/** What a process needs to resume a session another opened: whose it is and what its initialize said. */
+export interface SharedSession {
+  ownerId: string;
+  accountId: string;
+  /** The initialize request's params (protocol version, client capabilities and info). */
+  initialize: { protocolVersion?: string; capabilities?: unknown; clientInfo?: unknown };
+}
+
+export interface SessionDirectory {
+  /** Records a session opened here, for MCP_SESSION_IDLE_MS from its last request. */
+  opened(id: string, session: SharedSession): Promise<void>;
+  /** The session as recorded, its lifetime renewed; null when it ended (deleted, idle) or never was. */
+  touch(id: string): Promise<SharedSession | null>;
+  /** The session ended for good (deleted by its client, or evicted over a cap). */
+  ended(id: string): Promise<void>;
 }
 
 interface Session {
@@ -46,9 +69,13 @@ const CLOSE_GRACE_MS = 5_000;
  * MCP's Streamable HTTP transport with sessions, for node's http (express passes its req/res).
  * Sessions, not the SDK's stateless mode: a client cancels a call with a notification sent in a
  * request of its own, which only the server that runs the call can act on; a stateless server is
- * a new one for every request. Sessions live in this process's memory, so several gateways
- * behind a load balancer need /mcp routed by the Mcp-Session-Id header (sticky); a request whose
- * session this process does not hold answers 404, which tells the client to start a new one.
+ * a new one for every request. With a `directory` (the gateway's, in Redis) a session is recorded
+ * for every process: a request for a session this process does not hold resumes it here (a new
+ * server, initialized as the session's initialize said), so gateways behind a load balancer need
+ * no sticky routing. A call runs where its request went, and its progress goes back on that
+ * request's stream; a cancellation that reaches another process than the call's is not acted on
+ * (the call runs to its end). Without a directory, a request whose session this process does not
+ * hold answers 404, which tells the client to start a new one.
  */
 export class McpHttpSessions<O extends SessionOwner> {
   private readonly sessions = new Map<string, Session>();
@@ -70,7 +97,7 @@ export class McpHttpSessions<O extends SessionOwner> {
   async handle(req: IncomingMessage, res: ServerResponse, body: unknown, owner: O): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const session = this.sessions.get(sessionId);
+      const session = await this.held(sessionId, owner);
       // Another key's session is answered as unknown: its id says nothing to anyone else.
       if (!session || session.ownerId !== owner.id) {
         const ended = this.ended.get(sessionId);
@@ -97,13 +124,57 @@ export class McpHttpSessions<O extends SessionOwner> {
     await Promise.all([...this.sessions.values()].map((s) => this.close(s)));
   }
 
+  /**
+   * The session of `id` as this process holds it: with a directory, only while the directory
+   * still has it (its client may have deleted it through another process, or it idled out), and
+   * resumed here when another process opened it.
+   */
+  private async held(id: string, owner: O): Promise<Session | undefined> {
+    const local = this.sessions.get(id);
+    const directory = this.options.directory;
+    if (!directory) return local;
+    const shared = await directory.touch(id);
+    if (!shared) {
+      if (local) await this.close(local, 'Session ended: deleted or idle');
+      return undefined;
+    }
+    if (local || shared.ownerId !== owner.id) return local;
+    return this.resume(id, shared, owner);
+  }
+
+  /**
+   * A session another process opened, served here from now on: a new server and transport, in
+   * the state the session's initialize left them (the SDK has no way to hand a session over, so
+   * the two fields its initialize sets are set here; mcp-server.test.ts fails if that changes).
+   */
+  private async resume(id: string, shared: SharedSession, owner: O): Promise<Session> {
+    const server = this.options.createServer(owner, this.stopping.signal);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+    const web = (transport as unknown as { _webStandardTransport: { sessionId?: string; _initialized: boolean } })._webStandardTransport;
+    web.sessionId = id;
+    web._initialized = true;
+    const protocol = server.server as unknown as { _clientCapabilities?: unknown; _clientVersion?: unknown };
+    protocol._clientCapabilities = shared.initialize.capabilities;
+    protocol._clientVersion = shared.initialize.clientInfo;
+    const session: Session = { transport, server, ownerId: owner.id, accountId: owner.accountId, open: 0, posts: 0, lastActive: Date.now() };
+    transport.onclose = () => {
+      if (this.sessions.get(id) === session) this.sessions.delete(id);
+    };
+    await server.connect(transport);
+    this.sessions.set(id, session);
+    return session;
+  }
+
   private async open(req: IncomingMessage, res: ServerResponse, body: unknown, owner: O): Promise<void> {
     const server = this.options.createServer(owner, this.stopping.signal);
+    const initialize = (Array.isArray(body) ? body.find((m) => isInitializeRequest(m)) : body) as { params?: SharedSession['initialize'] };
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
+      onsessioninitialized: async (id) => {
         this.sessions.set(id, session);
         this.evictOverLimit(session);
+        const { protocolVersion, capabilities, clientInfo } = initialize.params ?? {};
+        await this.options.directory?.opened(id, { ownerId: owner.id, accountId: owner.accountId, initialize: { protocolVersion, capabilities, clientInfo } });
       },
     });
     const session: Session = { transport, server, ownerId: owner.id, accountId: owner.accountId, open: 0, posts: 0, lastActive: Date.now() };
@@ -128,10 +199,15 @@ export class McpHttpSessions<O extends SessionOwner> {
       session.lastActive = Date.now();
     });
     await session.transport.handleRequest(req, res, body);
+    // Its client ended it: for every process (a process's idle sweep or shutdown ends only its copy).
+    if (req.method === 'DELETE' && session.transport.sessionId) await this.options.directory?.ended(session.transport.sessionId).catch(() => undefined);
   }
 
   private evictOverLimit(newest: Session): void {
-    for (const [session, reason] of this.sessionsOverCaps(newest)) void this.close(session, reason);
+    for (const [session, reason] of this.sessionsOverCaps(newest)) {
+      void this.close(session, reason);
+      if (session.transport.sessionId) void this.options.directory?.ended(session.transport.sessionId).catch(() => undefined);
+    }
   }
 
   /**

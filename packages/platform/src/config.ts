@@ -1,10 +1,22 @@
 import Joi from 'joi';
 import { localSecret } from './local-secret.js';
+import type { RedisSettings } from './redis.js';
+
+/** `host:port,host:port`: the sentinels of a group, or some nodes of a Cluster. */
+const hostPortList = Joi.string().pattern(/^\s*(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}\s*(?:,\s*(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}\s*)*$/, 'host:port,host:port');
 
 /** Environment entries every service reads (INTERFACE.md: names are fixed). */
 export const commonEnvSchema = {
   REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
-  GLEANER_REDIS_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_.-]+$/).default('gleaner'),
+  /** A Sentinel group (wins over REDIS_URL): its sentinels, and the name of the master they watch. */
+  REDIS_SENTINELS: hostPortList,
+  REDIS_SENTINEL_MASTER: Joi.string().pattern(/^[A-Za-z0-9_.-]+$/).when('REDIS_SENTINELS', { is: Joi.exist(), then: Joi.required() }),
+  /** A Redis Cluster (wins over REDIS_URL): some of its nodes, the rest are found from them. */
+  REDIS_CLUSTER_NODES: hostPortList.when('REDIS_SENTINELS', { is: Joi.exist(), then: Joi.forbidden().messages({ 'any.unknown': '"REDIS_CLUSTER_NODES" and "REDIS_SENTINELS" cannot both be set' }) }),
+  /** Password of the Sentinel group's or the Cluster's servers (with REDIS_URL it is in the URL). */
+  REDIS_PASSWORD: Joi.string(),
+  /** Letters, digits, `_.-`; may hold one hash tag (`{gleaner}`), which Cluster needs and adds when missing (keyPrefix). */
+  GLEANER_REDIS_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_.-]*(?:\{[A-Za-z0-9_.-]+\}[A-Za-z0-9_.-]*)?$/).min(1).default('gleaner'),
   NODE_ENV: Joi.string().valid('production', 'development', 'test').default('production'),
   LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly').default('info'),
   GLEANER_ALLOW_PRIVATE_NETWORKS: Joi.boolean().truthy('1').falsy('0').default(false),
@@ -51,9 +63,7 @@ export function loadConfig<T>(schema: Joi.ObjectSchema, env: NodeJS.ProcessEnv =
   return value as T;
 }
 
-export interface CommonConfig {
-  REDIS_URL: string;
-  GLEANER_REDIS_PREFIX: string;
+export interface CommonConfig extends RedisSettings {
   NODE_ENV: 'production' | 'development' | 'test';
   LOG_LEVEL: string;
   GLEANER_ALLOW_PRIVATE_NETWORKS: boolean;

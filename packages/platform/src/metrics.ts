@@ -37,7 +37,20 @@ export const webhookDeliveries = once(
 );
 
 /** The states `gleaner_queue_jobs` reports for every queue (a fixed set: bounded label cardinality). */
-export const QUEUE_DEPTH_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;
+export const QUEUE_DEPTH_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed'] as const;
+
+/**
+ * The states whose jobs are a queue's backlog: not finished, whether they wait in BullMQ's `wait`
+ * list, in its `prioritized` set (a job with a priority never enters `wait`), as `delayed` jobs
+ * (a retry's backoff, a job deferred by its account's cap) or run now. A scaler that read the
+ * `wait` list alone would count none of the others.
+ */
+export const QUEUE_BACKLOG_STATES = ['waiting', 'prioritized', 'delayed', 'active'] as const;
+
+export const queueBacklog = once(
+  'gleaner_queue_backlog',
+  () => new client.Gauge({ name: 'gleaner_queue_backlog', help: 'Unfinished jobs per queue (waiting, prioritized, delayed, active), sampled at scrape time: what autoscalers scale workers on', labelNames: ['queue'], registers: [metricsRegistry] }),
+);
 
 export const queueDepth = once(
   'gleaner_queue_jobs',

@@ -1,13 +1,12 @@
 import { Queue, QueueEvents, Worker, UnrecoverableError, type ConnectionOptions, type Job, type WorkerOptions } from 'bullmq';
-import { Redis } from 'ioredis';
-import { createRedis, redisConnectionOptions, reportRedisError, type Logger } from '@gleaner/platform';
+import { bullmqConnection, createRedis, releaseBullmqConnection, reportRedisError, type DeploymentRedis, type Logger, type RedisClient } from '@gleaner/platform';
 import { parsePayload, InvalidPayloadError, type QueueContract } from './contract.js';
 
-export interface QueueConnection {
-  redisUrl: string;
-  /** BullMQ key prefix; tests use their own so they never see each other's jobs. */
-  prefix: string;
-}
+/**
+ * The deployment's Redis and key prefix (deploymentRedis: slot-safe under Cluster); tests use a
+ * prefix of their own so they never see each other's jobs.
+ */
+export type QueueConnection = DeploymentRedis;
 
 /** How a wait for a job ended (`waitForFinish`). */
 export type WaitOutcome<R> = { outcome: 'completed'; value: R } | { outcome: 'failed'; reason?: string } | { outcome: 'timeout' };
@@ -20,7 +19,8 @@ export type WaitOutcome<R> = { outcome: 'completed'; value: R } | { outcome: 'fa
 export class QueueProducer<P extends object, R> {
   readonly queue: Queue;
   private events: QueueEvents | null = null;
-  private readonly client: Redis;
+  private eventsConnection: ReturnType<typeof bullmqConnection> | null = null;
+  private readonly client: RedisClient;
   private readonly ownsClient: boolean;
 
   /**
@@ -31,10 +31,10 @@ export class QueueProducer<P extends object, R> {
   constructor(
     readonly contract: QueueContract<P, R>,
     private readonly connection: QueueConnection,
-    client?: Redis,
+    client?: RedisClient,
   ) {
     this.ownsClient = !client;
-    this.client = client ?? createRedis(connection.redisUrl, 'producer', `producer:${contract.name}`);
+    this.client = client ?? createRedis(connection.target, 'producer', `producer:${contract.name}`);
     this.queue = new Queue(contract.name, {
       connection: this.client,
       prefix: connection.prefix,
@@ -47,8 +47,9 @@ export class QueueProducer<P extends object, R> {
   /** Lazily opens the blocking QueueEvents connection: only producers that wait need it. */
   private queueEvents(): QueueEvents {
     if (!this.events) {
+      this.eventsConnection = bullmqConnection(this.connection.target, 'worker', `events:${this.contract.name}`);
       this.events = new QueueEvents(this.contract.name, {
-        connection: redisConnectionOptions(this.connection.redisUrl, 'worker', `events:${this.contract.name}`) as ConnectionOptions,
+        connection: this.eventsConnection as ConnectionOptions,
         prefix: this.connection.prefix,
       });
       this.events.on('error', () => undefined);
@@ -111,6 +112,7 @@ export class QueueProducer<P extends object, R> {
 
   async close(): Promise<void> {
     await this.events?.close();
+    if (this.eventsConnection) releaseBullmqConnection(this.eventsConnection);
     await this.queue.close();
     if (this.ownsClient) this.client.disconnect();
   }
@@ -139,6 +141,7 @@ export function createQueueWorker<P extends object, R>(
   processor: Processor<P, R>,
   options: QueueWorkerOptions,
 ): Worker<P, R> {
+  const bullConnection = bullmqConnection(connection.target, 'worker', `worker:${contract.name}`);
   const worker = new Worker<P, R>(
     contract.name,
     async (job) => {
@@ -153,7 +156,7 @@ export function createQueueWorker<P extends object, R>(
       return processor(payload, job);
     },
     {
-      connection: redisConnectionOptions(connection.redisUrl, 'worker', `worker:${contract.name}`) as ConnectionOptions,
+      connection: bullConnection as ConnectionOptions,
       prefix: connection.prefix,
       concurrency: options.concurrency,
       lockDuration: options.lockDuration ?? 30_000,
@@ -168,9 +171,10 @@ export function createQueueWorker<P extends object, R>(
       autorun: true,
     },
   );
+  worker.once('closed', () => releaseBullmqConnection(bullConnection));
   const log = options.logger.child({ queue: contract.name });
   // A lost connection is one line per outage (every reconnect attempt of every worker reports it).
-  worker.on('error', (err) => reportRedisError(connection.redisUrl, err, log) || log.error('worker error', { error: err.message }));
+  worker.on('error', (err) => reportRedisError(connection.target, err, log) || log.error('worker error', { error: err.message }));
   worker.on('failed', (job, err) =>
     log.warn('job failed', { jobId: job?.id, attemptsMade: job?.attemptsMade, error: err.message }),
   );

@@ -9,3 +9,4 @@ export * from './retention.js';
 export * from './render.js';
 export * from './crawl.js';
 export * from './map.js';
+export * from './backlog.js';

@@ -3,7 +3,7 @@ import { Queue, type Worker } from 'bullmq';
 import Joi from 'joi';
 import { createLogger } from '@gleaner/platform';
 import { createQueueWorker, defineQueue, MAX_STALLED_COUNT, type QueueConnection } from '../src/index.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from '../../../tests/support/redis.js';
+import { deleteKeysWithPrefix, testConnection, testPrefix, testQueue } from '../../../tests/support/redis.js';
 import { waitFor } from '../../../tests/support/webhook-receiver.js';
 
 /**
@@ -12,7 +12,7 @@ import { waitFor } from '../../../tests/support/webhook-receiver.js';
  * exactly as when the process is killed). A test-only queue: this is plumbing, not a feature.
  */
 const prefix = testPrefix('stalls');
-const connection: QueueConnection = { redisUrl: TEST_REDIS_URL, prefix };
+const connection: QueueConnection = testConnection(prefix);
 const logger = createLogger('stalls-test', 'error');
 const stallQueue = defineQueue<{ behaviour: 'always-hangs' | 'hangs-once' }, string>({
   name: 'stall-test',
@@ -59,7 +59,7 @@ afterAll(async () => {
 
 describe('a job whose worker dies', () => {
   it('is recovered once and finishes on another worker', async () => {
-    queue = new Queue(stallQueue.name, { connection: { url: TEST_REDIS_URL }, prefix });
+    queue = testQueue(stallQueue.name, prefix);
     const first = startWorker();
     const job = await queue.add('job', { behaviour: 'hangs-once' }, { jobId: 'hangs-once' });
     await waitFor(() => runs.get('hangs-once') ?? 0, (n) => n >= 1, 10_000);
@@ -72,7 +72,7 @@ describe('a job whose worker dies', () => {
   }, 40_000);
 
   it(`is failed when it has killed ${MAX_STALLED_COUNT + 1} workers, without taking down another`, async () => {
-    queue = new Queue(stallQueue.name, { connection: { url: TEST_REDIS_URL }, prefix });
+    queue = testQueue(stallQueue.name, prefix);
     let current = startWorker();
     const job = await queue.add('job', { behaviour: 'always-hangs' }, { jobId: 'poison' });
     // The job kills each worker that runs it; a fresh worker takes over each time.

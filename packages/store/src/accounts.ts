@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { newRequestId, type AccountLimitsConfig } from '@gleaner/platform';
 import { Keyspace } from './keyspace.js';
 import { labelProblem } from './labels.js';

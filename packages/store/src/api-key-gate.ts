@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { hashApiKey, looksLikeApiKey, type ApiKeyRecord, type Scope } from './accounts.js';
 import { ApiKeyLastUsed } from './api-key-last-used.js';
 import { Keyspace } from './keyspace.js';

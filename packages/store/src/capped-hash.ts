@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 
 /**
  * KEYS[1] a hash; ARGV[1] the most fields it may hold, ARGV[2] field, ARGV[3] value. Counting and

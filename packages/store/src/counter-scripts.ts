@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 
 /**
  * Counters written on every request, as single scripts rather than MULTI: ioredis builds a

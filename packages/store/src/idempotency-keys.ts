@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { Keyspace } from './keyspace.js';
 import { initialRecord, RECORD_LIFETIME_SECONDS, type Family, type NewRequestRecord, type RequestRecord } from './request-records.js';
 

@@ -19,3 +19,5 @@ export * from './webhook-subscriptions.js';
 export * from './window-budget.js';
 export * from './labels.js';
 export * from './crawl-state.js';
+export * from './replica-acks.js';
+export * from './mcp-session-directory.js';

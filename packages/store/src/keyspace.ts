@@ -1,6 +1,13 @@
 /**
  * Every Redis key the store writes, in one place. Keys are persisted: never rename one without a
  * migration. `prefix` isolates deployments (and tests) sharing a Redis.
+ *
+ * Slot safety under Redis Cluster comes from the prefix alone: services pass
+ * `deploymentRedis(config).prefix`, which under Cluster holds a hash tag (`{gleaner}`), so every
+ * key built here hashes to the same slot and any script, MULTI or pipeline may touch several of
+ * them. A new key must therefore be built here, as `${this.prefix}:<name>:…`, and never by hand
+ * elsewhere; it must not add a hash tag of its own (braces in an id would move it to another
+ * slot), and a script must name every key it touches in KEYS.
  */
 export class Keyspace {
   constructor(readonly prefix: string) {}
@@ -47,6 +54,14 @@ export class Keyspace {
   crawlRunner(id: string) { return `${this.prefix}:crawl-runner:${id}`; }
   /** A sorted set: the account's crawls and batches still running, scored by start time (ms). */
   activeCrawls(accountId: string) { return `${this.prefix}:active-crawls:${accountId}`; }
+  /** Worker runtime: the running places one account holds in a group of queues (AccountJobCap). */
+  accountJobs(group: string, accountId: string) { return `${this.prefix}:account-jobs:${group}:${accountId}`; }
+  /** Worker runtime: how often a job was started while it was suspected of crashing workers (CrashIsolation). */
+  crashIsolationMark(queue: string, jobId: string) { return `${this.prefix}:crash-isolation:${queue}:${jobId}`; }
+  /** Written before each WAIT for a replica (ReplicaAcks): its connection's writes then come after the request's. */
+  replicaAckMark() { return `${this.prefix}:replica-ack-mark`; }
+  /** An MCP session, for every gateway to resume (McpSessionDirectory). */
+  mcpSession(id: string) { return `${this.prefix}:mcp-session:${id}`; }
   /** A pub/sub channel, not a key: request records that end are announced on it (RecordEndings). */
   recordEndings() { return `${this.prefix}:record-endings`; }
 }

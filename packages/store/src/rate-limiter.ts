@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { Keyspace } from './keyspace.js';
 
 export interface RateDecision {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { requestIdTime } from '@gleaner/platform';
 import { incrementWithExpiry } from './counter-scripts.js';
 import { Keyspace } from './keyspace.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { Keyspace } from './keyspace.js';
 
 export const CACHE_LIFETIME_SECONDS = 15 * 24 * 3600;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { AccountRequests } from './account-requests.js';
 import { AccountStore, DEFAULT_ACCOUNT_LIMITS, type AccountLimits } from './accounts.js';
 import { CrawlState } from './crawl-state.js';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { requestIdTime } from '@gleaner/platform';
 import { Keyspace } from './keyspace.js';
 import { RECORD_LIFETIME_SECONDS, REQUEST_FAMILIES, type Family } from './request-records.js';

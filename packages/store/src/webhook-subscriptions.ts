@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { newRequestId } from '@gleaner/platform';
 import { hsetUnderCap } from './capped-hash.js';
 import { Keyspace } from './keyspace.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { newRequestId } from '@gleaner/platform';
 import { ApiKeyLastUsed, createStores, RequestsCursorError, USAGE_DAYS_KEPT, type Family, type Stores } from '../src/index.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from '../../../tests/support/redis.js';
+import { deleteKeysWithPrefix, serversOf, testPrefix, testRedis } from '../../../tests/support/redis.js';
 
 /** What the account console reads: key labels and last use, daily usage, the index of recent requests. */
 const prefix = testPrefix('store-console');
@@ -10,7 +10,7 @@ let redis: Redis;
 let stores: Stores;
 
 beforeAll(() => {
-  redis = new Redis(TEST_REDIS_URL);
+  redis = testRedis();
   stores = createStores(redis, prefix, 'test-secret-0123456789abcdef');
 });
 
@@ -63,20 +63,22 @@ describe('API keys for the console', () => {
   it('write last use at most once a minute per key', async () => {
     const tracker = new ApiKeyLastUsed(redis, prefix);
     const writes: string[] = [];
-    const client = redis.duplicate();
-    const monitor = await client.monitor();
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      if (args[0]?.toLowerCase() === 'hset' && args[1] === `${prefix}:apikey-used:acc-throttle`) writes.push(args[3]);
-    });
+    // Every server's commands (a Cluster's masters each; one holds the key).
+    const monitors = await Promise.all(serversOf(redis).map((server) => server.monitor()));
+    for (const monitor of monitors) {
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        if (args[0]?.toLowerCase() === 'hset' && args[1] === `${prefix}:apikey-used:acc-throttle`) writes.push(args[3]);
+      });
+    }
     await tracker.touch('acc-throttle', 'key1', 1_000);
     await tracker.touch('acc-throttle', 'key1', 1_030);
     await tracker.touch('acc-throttle', 'key1', 1_059);
     await tracker.touch('acc-throttle', 'key1', 1_060);
     await tracker.touch('acc-throttle', 'key2', 1_060);
-    await redis.ping(); // MONITOR sees commands in order: this one's reply comes after the writes were seen
+    // MONITOR sees a server's commands in order: this read's reply comes after the writes were seen.
+    await redis.hlen(`${prefix}:apikey-used:acc-throttle`);
     await new Promise((r) => setTimeout(r, 100));
-    monitor.disconnect();
-    client.disconnect();
+    for (const monitor of monitors) monitor.disconnect();
     expect(writes).toEqual(['1000', '1060', '1060']);
     expect(await redis.hgetall(`${prefix}:apikey-used:acc-throttle`)).toEqual({ key1: '1060', key2: '1060' });
   });

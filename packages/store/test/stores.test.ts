@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { newRequestId } from '@gleaner/platform';
 import { createStores, ENDED_NOTICE_MAX_CHARS, RateLimiter, RecordEndings, RenderedRecords, WindowBudget, type RateCount, type Stores } from '../src/index.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from '../../../tests/support/redis.js';
+import { deleteKeysWithPrefix, keysMatching, testPrefix, testRedis } from '../../../tests/support/redis.js';
 
 const prefix = testPrefix('store');
 let redis: Redis;
 let stores: Stores;
 
 beforeAll(() => {
-  redis = new Redis(TEST_REDIS_URL);
+  redis = testRedis();
   stores = createStores(redis, prefix, 'test-secret-0123456789abcdef');
 });
 
@@ -23,7 +23,7 @@ describe('accounts and keys', () => {
     const account = await stores.accounts.createAccount('acme');
     expect((await stores.accounts.createAccount('acme')).id).toBe(account.id);
     const { apiKey, record } = await stores.accounts.createApiKey(account.id, ['scrape']);
-    const keys = await redis.keys(`${prefix}:*`);
+    const keys = await keysMatching(redis, `${prefix}:*`);
     for (const k of keys) {
       const type = await redis.type(k);
       const dump = type === 'string' ? await redis.get(k) : JSON.stringify(await redis.smembers(k));
@@ -125,7 +125,7 @@ describe('request records', () => {
     const id = newRequestId();
     const claimed = await stores.idempotencyKeys.createClaimed({ id, family: 'scrape', accountId: 'acc-idem', input: {} }, 'key-1', 'fp');
     expect(claimed.created).toBe(true);
-    const [claimKey] = await redis.keys(`${prefix}:idem:scrape:acc-idem:*`);
+    const [claimKey] = await keysMatching(redis, `${prefix}:idem:scrape:acc-idem:*`);
     expect(await redis.ttl(claimKey)).toBeGreaterThan(7 * 24 * 3600 - 10);
     await stores.records.complete('scrape', id, { text: 'done' });
     const [record, claim] = await Promise.all([redis.ttl(`${prefix}:rec:scrape:${id}`), redis.ttl(claimKey)]);
@@ -157,9 +157,9 @@ describe('request record updates', () => {
   });
 
   it("writes a record it has just read or written without reading it again, and still sees another process's change", async () => {
-    const worker = new Redis(TEST_REDIS_URL);
+    const worker = testRedis();
     const workerStores = createStores(worker, prefix, 'test-secret-0123456789abcdef');
-    const other = new Redis(TEST_REDIS_URL);
+    const other = testRedis();
     const otherProcess = createStores(other, prefix, 'test-secret-0123456789abcdef');
     const reads = jest.spyOn(worker, 'get');
     try {
@@ -226,7 +226,7 @@ describe('record endings', () => {
   let subscriber: Redis;
   let endings: RecordEndings;
   beforeAll(async () => {
-    subscriber = new Redis(TEST_REDIS_URL, { retryStrategy: () => 50 });
+    subscriber = testRedis();
     endings = new RecordEndings(subscriber, stores.records, prefix);
     await endings.start();
   });
@@ -234,7 +234,7 @@ describe('record endings', () => {
 
   it('hands a waiter the record the moment it ends, whole when small and read back when large, and once only', async () => {
     const notices: string[] = [];
-    const listener = new Redis(TEST_REDIS_URL);
+    const listener = testRedis();
     await listener.subscribe(`${prefix}:record-endings`);
     listener.on('message', (_channel: string, message: string) => notices.push(message));
     const small = newRequestId();
@@ -332,7 +332,7 @@ describe('result cache and rate limiter', () => {
   it('takes an entry in the older layout (a JSON object) for a miss', async () => {
     // An account of its own, so that its one cache key is this entry's.
     await stores.cache.put('acc-legacy', 'https://example.com/old', { requestId: 'r1', json: '{}' });
-    const keys = await redis.keys(`${prefix}:cache:acc-legacy:*`);
+    const keys = await keysMatching(redis, `${prefix}:cache:acc-legacy:*`);
     expect(keys).toHaveLength(1);
     await redis.set(keys[0], JSON.stringify({ requestId: 'r0', url: 'https://example.com/old', timestamp: 1, result: {} }));
     expect(await stores.cache.get('acc-legacy', 'https://example.com/old')).toBeNull();
@@ -409,7 +409,7 @@ describe('window budget', () => {
   it('takes several units all or nothing, shares them across clients, and takes back what was given back', async () => {
     // A day-long window: the test never straddles a boundary in practice.
     const budget = new WindowBudget(redis, prefix, 86_400);
-    const other = new Redis(TEST_REDIS_URL);
+    const other = testRedis();
     try {
       const replica = new WindowBudget(other, prefix, 86_400);
       const first = await budget.take('bot-requests:t1', 10, 6);

@@ -1,6 +1,7 @@
 import type { Job } from 'bullmq';
 import type { createRedis, Logger } from '@gleaner/platform';
 import { deferJob } from './defer-job.js';
+import { Keyspace } from '@gleaner/store';
 
 type Redis = ReturnType<typeof createRedis>;
 
@@ -72,7 +73,7 @@ export class AccountJobCap {
   async run<R>(payload: object, job: Job, work: () => Promise<R>): Promise<R> {
     const account = this.options.accountOf ? this.options.accountOf(payload) : (payload as { accountId?: unknown }).accountId;
     if (typeof account !== 'string' || !account) return work();
-    const key = `${this.keyPrefix}:account-jobs:${this.options.group}:${account}`;
+    const key = new Keyspace(this.keyPrefix).accountJobs(this.options.group, account);
     const member = `${job.queueName}:${job.id}`;
     const take = () => this.redis.eval(TAKE_PLACE, 1, key, member, this.options.max, this.leaseMs) as Promise<number>;
     if ((await take()) !== 1) {

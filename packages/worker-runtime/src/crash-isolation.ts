@@ -1,6 +1,7 @@
 import { UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { createRedis, Logger } from '@gleaner/platform';
 import { deferJob } from './defer-job.js';
+import { Keyspace } from '@gleaner/store';
 
 type Redis = ReturnType<typeof createRedis>;
 
@@ -104,7 +105,7 @@ export class CrashIsolation {
     const previousTurn = processJobs.lastTurn;
     let endTurn!: () => void;
     processJobs.lastTurn = new Promise((resolve) => (endTurn = resolve));
-    const mark = `${this.keyPrefix}:crash-isolation:${queue}:${job.id}`;
+    const mark = new Keyspace(this.keyPrefix).crashIsolationMark(queue, String(job.id));
     let marked = false;
     try {
       await previousTurn;

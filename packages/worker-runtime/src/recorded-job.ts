@@ -1,7 +1,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { webhookDeliveryId, type QueueProducer, type WebhookJob } from '@gleaner/queues';
 import type { Family, RecordError, RequestRecord, RequestRecordStore, WebhookSubscriptionStore } from '@gleaner/store';
-import { requestFailures, type Logger } from '@gleaner/platform';
+import { requestFailures, type Logger, type RedisClient } from '@gleaner/platform';
 import { JobFailure } from './job-failure.js';
 
 export interface RecordedJobContext {
@@ -13,6 +13,18 @@ export interface RecordedJobContext {
   includeTraces: boolean;
   /** Maps an unexpected error to the family's record error (e.g. E008 / 500-001). */
   unexpectedError: (err: Error) => RecordError;
+  /** Whether this run still holds its job (jobLockHolder); without it every run does. */
+  holdsJob?: (job: Job) => Promise<boolean>;
+}
+
+/**
+ * Whether a run still holds its job's BullMQ lock. A worker cut off from Redis (its host's link
+ * down) loses its lock once it lapses, and another worker takes the job over; the cut-off run's
+ * own failures (a target it could no longer reach) say nothing about the request then, and must
+ * not be recorded as its outcome ahead of the run that holds the job.
+ */
+export function jobLockHolder(redis: RedisClient): (job: Job) => Promise<boolean> {
+  return async (job) => !job.token || (await redis.get(`${job.queueQualifiedName}:${job.id}:lock`)) === job.token;
 }
 
 function isLastAttempt(job: Job): boolean {
@@ -75,6 +87,12 @@ export async function runRecordedJob<R extends object>(
     const retryable = failure ? failure.retryable : !(err instanceof UnrecoverableError);
     if (retryable && !isLastAttempt(job)) {
       log.warn('attempt failed, will retry', { error: (err as Error).message });
+      throw err;
+    }
+    // A run whose job another worker took over (its lock lapsed while it was cut off) leaves the
+    // outcome to that run; an unreadable lock (Redis away) counts as held, as before.
+    if (ctx.holdsJob && !(await ctx.holdsJob(job).catch(() => true))) {
+      log.warn('job taken over by another worker while this run was cut off: its failure is not recorded', { error: (err as Error).message });
       throw err;
     }
     const recordError = failure ? failure.toRecordError(ctx.includeTraces) : { ...ctx.unexpectedError(err as Error), trace: ctx.includeTraces ? (err as Error).stack : undefined };

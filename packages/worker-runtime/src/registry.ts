@@ -49,7 +49,7 @@ export class WorkerRegistry {
 
   private openGuards(): { redis: Redis; isolation: CrashIsolation } {
     if (!this.guards) {
-      const redis = createRedis(this.connection.redisUrl, 'worker', 'worker-guards');
+      const redis = createRedis(this.connection.target, 'worker', 'worker-guards');
       this.guards = { redis, isolation: new CrashIsolation(redis, this.connection.prefix, this.logger) };
     }
     return this.guards;
@@ -110,9 +110,10 @@ export class WorkerRegistry {
    */
   reportQueueDepths(): void {
     if (this.depthSampling) return;
-    const client = createRedis(this.connection.redisUrl, 'producer', 'metrics');
+    const client = createRedis(this.connection.target, 'producer', 'metrics');
     const queues = this.queueNames.map((name) => {
-      const queue = new Queue(name, { connection: client, prefix: this.connection.prefix });
+      // Read only: its options would otherwise replace the producer's in the queue's meta.
+      const queue = new Queue(name, { connection: client, prefix: this.connection.prefix, skipMetasUpdate: true });
       queue.on('error', () => undefined);
       return queue;
     });

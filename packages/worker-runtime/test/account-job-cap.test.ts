@@ -4,7 +4,7 @@ import Joi from 'joi';
 import { createLogger } from '@gleaner/platform';
 import { defineQueue, type QueueConnection } from '@gleaner/queues';
 import { accountCapFrom, defaultAccountCap, OVER_CAP_WAIT, WorkerRegistry } from '../src/index.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, testPrefix } from '../../../tests/support/redis.js';
+import { deleteKeysWithPrefix, testConnection, testPrefix, testQueue, testRedis } from '../../../tests/support/redis.js';
 import { waitFor } from '../../../tests/support/webhook-receiver.js';
 
 /**
@@ -13,7 +13,7 @@ import { waitFor } from '../../../tests/support/webhook-receiver.js';
  * as delayed jobs (no slot held, no attempt spent), and another account's job starts at once.
  */
 const prefix = testPrefix('account-cap');
-const connection: QueueConnection = { redisUrl: TEST_REDIS_URL, prefix };
+const connection: QueueConnection = testConnection(prefix);
 const logger = createLogger('account-cap-test', 'error');
 const capQueue = defineQueue<{ accountId: string; n: number }, number>({
   name: 'cap-test',
@@ -43,7 +43,7 @@ describe('accountCapFrom', () => {
 
 describe('a per-account cap over two worker processes', () => {
   it('runs at most `max` jobs of one account at once across both; another account starts at once; nothing is charged', async () => {
-    queue = new Queue(capQueue.name, { connection: { url: TEST_REDIS_URL }, prefix });
+    queue = testQueue(capQueue.name, prefix);
     const running = new Map<string, number>();
     const peak = new Map<string, number>();
     const startedAt = new Map<number, number>();
@@ -81,7 +81,7 @@ describe('a per-account cap over two worker processes', () => {
     expect(finished.map((j) => j?.attemptsStarted)).toEqual(all.map(() => 1));
     // The places were given back.
     const { Redis } = await import('ioredis');
-    const redis = new Redis(TEST_REDIS_URL);
+    const redis = testRedis();
     try {
       expect(await redis.zcard(`${prefix}:account-jobs:cap-test:acct-a`)).toBe(0);
     } finally {
@@ -93,7 +93,7 @@ describe('a per-account cap over two worker processes', () => {
 describe('a job that stays over its account cap', () => {
   it('is offered again after 1 s, then 2, 4… (at most 8 s), each time without a start counted', async () => {
     expect(OVER_CAP_WAIT).toEqual({ firstMs: 1_000, maxMs: 8_000 });
-    queue = new Queue(capQueue.name, { connection: { url: TEST_REDIS_URL }, prefix });
+    queue = testQueue(capQueue.name, prefix);
     const registry = new WorkerRegistry(connection, logger, { lockDuration: 10_000, stalledInterval: 5_000 });
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
@@ -105,7 +105,7 @@ describe('a job that stays over its account cap', () => {
     const waiting = await queue.add('job', { accountId: 'acct-a', n: 1 }, { jobId: 'waiting' });
     await sleep(7_000);
     const { Redis } = await import('ioredis');
-    const redis = new Redis(TEST_REDIS_URL);
+    const redis = testRedis();
     try {
       const fields = await redis.hgetall(`${prefix}:${capQueue.name}:waiting`);
       // Waits of 1, 2 and 4 s (each at least half that) leave room for at most four offers in

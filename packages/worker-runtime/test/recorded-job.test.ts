@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Job } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { createLogger, newRequestId } from '@gleaner/platform';
 import type { QueueProducer, WebhookJob } from '@gleaner/queues';
 import { createStores, type Stores } from '@gleaner/store';
-import { PROCESSING_MARK_DELAY_MS, runRecordedJob, type RecordedJobContext } from '../src/index.js';
-import { deleteKeysWithPrefix, testPrefix, TEST_REDIS_URL } from '../../../tests/support/redis.js';
+import { jobLockHolder, JobFailure, PROCESSING_MARK_DELAY_MS, runRecordedJob, type RecordedJobContext } from '../src/index.js';
+import { deleteKeysWithPrefix, testPrefix, testRedis } from '../../../tests/support/redis.js';
 
 const prefix = testPrefix('recorded-job');
 let redis: Redis;
@@ -43,7 +43,7 @@ async function newRequest(): Promise<string> {
 }
 
 beforeAll(() => {
-  redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis = testRedis();
   stores = createStores(redis, prefix, 'test-secret-0123456789abcdef');
 });
 
@@ -53,6 +53,25 @@ afterAll(async () => {
 });
 
 describe('runRecordedJob', () => {
+  it('records no failure of a run whose job another worker took over (its lock lapsed while it was cut off)', async () => {
+    const id = await newRequest();
+    const { producer } = flakyWebhooks(0);
+    const lockKey = `${prefix}:scrape:${id}:lock`;
+    const held = { ...job(id, 0, 1), token: 'token-of-this-run', queueQualifiedName: `${prefix}:scrape` } as unknown as Job;
+    const ctx = { ...context(producer), holdsJob: jobLockHolder(redis) };
+    const unreachable = async () => {
+      throw new JobFailure('E008', 'target did not answer within 30 s', false);
+    };
+    // Another worker holds the job now: the cut-off run's failure is not the request's outcome.
+    await redis.set(lockKey, 'token-of-the-other-run');
+    await expect(runRecordedJob('scrape', held, id, ctx, unreachable)).rejects.toThrow('target did not answer');
+    expect((await stores.records.get('scrape', id))?.status).not.toBe('failed');
+    // The run that holds the job records its outcome as ever.
+    await redis.set(lockKey, 'token-of-this-run');
+    await expect(runRecordedJob('scrape', held, id, ctx, unreachable)).rejects.toThrow('E008: target did not answer');
+    expect((await stores.records.get('scrape', id))?.status).toBe('failed');
+  });
+
   it('keeps a completed result when queueing its webhook fails, and finishes the webhook on the retry without working again', async () => {
     const id = await newRequest();
     const { producer, added } = flakyWebhooks(1);
@@ -122,7 +141,7 @@ describe('runRecordedJob', () => {
 
     const quick = await newRequest();
     const seen: string[] = [];
-    const listener = new Redis(TEST_REDIS_URL);
+    const listener = testRedis();
     await listener.subscribe(`${prefix}:record-endings`);
     listener.on('message', (_c: string, notice: string) => seen.push(notice.split('\n')[0]));
     await runRecordedJob('scrape', job(quick, 0), quick, context(producer), async () => ({ result: { text: 'quick' } }));
@@ -150,7 +169,7 @@ describe('runRecordedJob', () => {
     const id = await newRequest();
     let cacheWritten = false;
     const heard: boolean[] = [];
-    const listener = new Redis(TEST_REDIS_URL);
+    const listener = testRedis();
     await listener.subscribe(`${prefix}:record-endings`);
     listener.on('message', (_c: string, notice: string) => {
       if (notice.startsWith(`scrape ${id}`)) heard.push(cacheWritten);

@@ -1,4 +1,4 @@
-import { createLogger, createRedis, type Logger } from '@gleaner/platform';
+import { createLogger, createRedis, deploymentRedis, type Logger } from '@gleaner/platform';
 import { botQueue } from '@gleaner/queues';
 import { Sealer, WindowBudget } from '@gleaner/store';
 import { serveWorkerService, WorkerRegistry, type RunningService } from '@gleaner/worker-runtime';
@@ -10,9 +10,9 @@ import { PlatformRequestQuota } from './request-quota.js';
 export type { RunningService } from '@gleaner/worker-runtime';
 
 export async function startBotConnector(config: BotConnectorConfig, logger: Logger = createLogger('bot-connector', config.LOG_LEVEL)): Promise<RunningService> {
-  const redis = createRedis(config.REDIS_URL, 'worker', 'bot-connector', logger);
-  const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
-  const quota = new PlatformRequestQuota(new WindowBudget(redis, config.GLEANER_REDIS_PREFIX, config.BOT_PLATFORM_REQUEST_WINDOW_SECONDS), config.BOT_PLATFORM_REQUESTS_PER_TOKEN);
+  const connection = deploymentRedis(config);
+  const redis = createRedis(connection.target, 'worker', 'bot-connector', logger);
+  const quota = new PlatformRequestQuota(new WindowBudget(redis, connection.prefix, config.BOT_PLATFORM_REQUEST_WINDOW_SECONDS), config.BOT_PLATFORM_REQUESTS_PER_TOKEN);
   const process = createBotProcessor({ config, tokenSealer: new Sealer(config.GLEANER_SECRET, 'bot-token'), quota, logger });
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   // The processor needs the job's lock token to delay a rate-limited job.

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { browserMemory, browserRefusedConnections, createLogger, createRedis, onMetricsScrape, type Logger } from '@gleaner/platform';
+import { browserMemory, browserRefusedConnections, createLogger, createRedis, deploymentRedis, onMetricsScrape, type Logger } from '@gleaner/platform';
 import { renderQueue } from '@gleaner/queues';
 import { RenderedPageStore } from '@gleaner/store';
 import { accountCapFrom, serveWorkerService, WorkerRegistry, type RunningService } from '@gleaner/worker-runtime';
@@ -32,8 +32,8 @@ export async function startBrowserWorker(config: BrowserWorkerConfig, logger: Lo
   // (`pnpm start` checks first and runs without this service instead).
   const missing = missingChromium(config.CHROMIUM_PATH);
   if (missing) throw new Error(`${missing}: ${CHROMIUM_INSTALL_HINT}`);
-  const redis = createRedis(config.REDIS_URL, 'worker', 'browser-worker', logger);
-  const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
+  const connection = deploymentRedis(config);
+  const redis = createRedis(connection.target, 'worker', 'browser-worker', logger);
   const pageProxy = await FilteringProxy.start({ allowPrivateNetworks: config.GLEANER_ALLOW_PRIVATE_NETWORKS });
   pageProxy.on('refused', () => browserRefusedConnections.inc());
   // Chromium's own traffic (updates, sync, safe browsing) goes to a proxy that refuses it all.
@@ -55,7 +55,7 @@ export async function startBrowserWorker(config: BrowserWorkerConfig, logger: Lo
     createRenderProcessor({
       browser,
       pageProxy,
-      renderedPages: new RenderedPageStore(redis, config.GLEANER_REDIS_PREFIX),
+      renderedPages: new RenderedPageStore(redis, connection.prefix),
       settings: { blockedResources: new Set(config.BROWSER_BLOCKED_RESOURCES), settleMs: config.BROWSER_SETTLE_MS, scrollSteps: config.BROWSER_SCROLL_STEPS, maxBytes: RENDERED_MAX_BYTES },
       logger,
     }),

@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { newRequestId, renderMetrics } from '@gleaner/platform';
+import type { Backlogs } from '@gleaner/queues';
 import { Sealer } from '@gleaner/store';
 import type { McpHttpSessions } from '@gleaner/mcp-server';
 import type { GatewayDeps } from './deps.js';
@@ -20,6 +21,8 @@ export interface AppOptions {
   isReady: () => Promise<boolean>;
   /** Serves `/mcp` when given (the running gateway's; a bare app for documentation tests has none). */
   mcpSessions?: McpHttpSessions<McpSessionOwner>;
+  /** Serves `/metrics/backlog` when given: every queue's unfinished jobs, for autoscalers (KEDA). */
+  backlogs?: () => Promise<Backlogs>;
   /** Recognises the status reads of those sessions' tools (counted against no rate limit). */
   ownToolReads?: OwnToolReads;
 }
@@ -47,6 +50,16 @@ export function createGatewayApp(deps: GatewayDeps, options: AppOptions): Expres
     const metrics = await renderMetrics();
     res.type(metrics.contentType).send(metrics.body);
   });
+  // Public like /metrics (counts, no content): KEDA's metrics-api scaler reads it, e.g. the
+  // value at `services.scraper-worker`. 503 while Redis cannot answer: a scaler keeps its size.
+  const backlogs = options.backlogs;
+  if (backlogs) {
+    app.get('/metrics/backlog', async (_req, res) => {
+      const answer = await backlogs().catch(() => null);
+      if (answer) res.json(answer);
+      else res.status(503).json({ error: 'Redis is not answering' });
+    });
+  }
   app.get('/readyz', async (_req, res) => {
     const ready = await options.isReady().catch(() => false);
     res.status(ready ? 200 : 503).json({ ready });

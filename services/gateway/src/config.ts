@@ -35,6 +35,8 @@ export interface GatewayConfig extends CommonConfig, DocumentStoreConfig, Accoun
   BATCH_MAX_URLS: number;
   /** Largest `limit` of a map (links). */
   MAP_MAX_LINKS: number;
+  /** With a Sentinel group or a Cluster: longest wait for a replica to hold an accepted request (0: none). */
+  REDIS_REPLICA_ACK_MS: number;
 }
 
 export const gatewayEnvSchema = Joi.object({
@@ -59,6 +61,7 @@ export const gatewayEnvSchema = Joi.object({
   CRAWL_ACCOUNT_MAX_RUNNING: Joi.number().integer().min(1).default(5),
   BATCH_MAX_URLS: Joi.number().integer().min(1).max(100_000).default(1_000),
   MAP_MAX_LINKS: Joi.number().integer().min(1).default(30_000),
+  REDIS_REPLICA_ACK_MS: Joi.number().integer().min(0).max(10_000).default(1_000),
 });
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {

@@ -1,5 +1,5 @@
 import type { QueueProducer } from '@gleaner/queues';
-import type { Family, RecordEndings, RequestRecord, Stores } from '@gleaner/store';
+import type { Family, RecordEndings, ReplicaAcks, RequestRecord, Stores } from '@gleaner/store';
 import { endedWithin, recordAfterWait, type IdempotentSubmit } from './idempotency.js';
 
 export interface SubmitInput<P extends object> {
@@ -43,10 +43,11 @@ export interface SubmitOutcome {
  */
 export async function submitAndWait<P extends object>(
   stores: Pick<Stores, 'records' | 'usage' | 'idempotencyKeys'>,
-  endings: RecordEndings,
+  deps: { recordEndings: RecordEndings; replicaAcks: ReplicaAcks | null },
   s: SubmitInput<P>,
 ): Promise<SubmitOutcome> {
   const { records, usage } = stores;
+  const endings = deps.recordEndings;
   // Waiting from before the job exists: the notice of its end is not kept for latecomers.
   const waiting = s.windowMs > 0 ? endings.wait(s.family, s.requestId, s.windowMs) : null;
   const newRecord = {
@@ -89,7 +90,31 @@ export async function submitAndWait<P extends object>(
   }
   // Counted while the job runs, not before: the caller's answer never waits on this write.
   const counted = usage.countRequest(s.accountId, s.family, s.credits ?? 0, s.requestId).catch(() => undefined);
-  const ended = await recordAfterWait(records, waiting, s.family, s.requestId);
+  // Accepted once a replica holds the record and the job too (Sentinel, Cluster: ReplicaAcks).
+  const replicated = deps.replicaAcks ? await deps.replicaAcks.wait().catch(() => 0) : 1;
+  let ended = await recordAfterWait(records, waiting, s.family, s.requestId);
+  if (!ended && replicated < 1) ended = await submittedAgainIfLost(records, s, newRecord);
   await counted;
   return { requestId: s.requestId, record: ended, replayed: false };
+}
+
+/**
+ * A request no replica confirmed, answered 202: if a failover lost its record meanwhile, it is
+ * recorded and queued again (same id: a job that survived is not added twice), so that the 202
+ * names a request that exists. Null either way: the request runs, the caller polls.
+ */
+async function submittedAgainIfLost<P extends object>(
+  records: Stores['records'],
+  s: SubmitInput<P>,
+  newRecord: Parameters<Stores['records']['create']>[0],
+): Promise<RequestRecord | null> {
+  try {
+    const current = await records.get(s.family, s.requestId);
+    if (current) return null;
+    await records.create(newRecord);
+    await s.producer.add(s.payload, s.requestId);
+  } catch {
+    // Redis is unreachable now: nothing more can be done than the 202.
+  }
+  return null;
 }

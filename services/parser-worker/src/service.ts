@@ -1,10 +1,10 @@
 // The OCR entry alone: the main thread needs no PDF, Office or image readers.
 import { createLazyOcrEngine } from '@gleaner/document-extract/ocr';
 import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store';
-import { createLogger, createRedis, type Logger } from '@gleaner/platform';
+import { createLogger, createRedis, deploymentRedis, type Logger } from '@gleaner/platform';
 import { parseQueue, QueueProducer, webhookQueue } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
-import { accountCapFrom, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService } from '@gleaner/worker-runtime';
+import { accountCapFrom, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService, jobLockHolder } from '@gleaner/worker-runtime';
 import type { ParserWorkerConfig } from './config.js';
 import { createParsePool, ocrShare } from './parse-pool.js';
 import { createParseProcessor } from './processors/parse.js';
@@ -18,9 +18,9 @@ const OCR_RECYCLE_PAGES = 100;
 const OCR_IDLE_MS = 60_000;
 
 export async function startParserWorker(config: ParserWorkerConfig, logger: Logger = createLogger('parser-worker', config.LOG_LEVEL)): Promise<RunningService> {
-  const redis = createRedis(config.REDIS_URL, 'worker', 'parser-worker', logger);
-  const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
-  const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
+  const connection = deploymentRedis(config);
+  const redis = createRedis(connection.target, 'worker', 'parser-worker', logger);
+  const stores = createStores(redis, connection.prefix, config.GLEANER_SECRET);
   const webhooks = new QueueProducer(webhookQueue, connection);
   const documents = createDocumentStore(config);
   await prepareDocumentStore(documents, (message) => logger.warn(message));
@@ -31,6 +31,7 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
     logger,
     includeTraces: false,
     unexpectedError: (err) => ({ code: '500-001', message: 'Processing error', details: [err.message] }),
+    holdsJob: jobLockHolder(redis),
   };
   // One OCR pool for the process, started when a page first needs it: a worker's heap grows to the
   // largest page it reads and never shrinks, so workers are replaced every OCR_RECYCLE_PAGES pages
@@ -55,7 +56,7 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
       onFailedForGood: (job) => recordFailedForGood('parse', String(job.id), jobs, { code: '500-001', message: 'Processing error', details: ['processing failed repeatedly (worker crashed)'] }),
     },
   );
-  const sweep = startUploadSweep({ redis, prefix: config.GLEANER_REDIS_PREFIX, documents, records: stores.records, logger, intervalMs: config.DOCUMENT_STORE_SWEEP_INTERVAL_MS });
+  const sweep = startUploadSweep({ redis, prefix: connection.prefix, documents, records: stores.records, logger, intervalMs: config.DOCUMENT_STORE_SWEEP_INTERVAL_MS });
   return serveWorkerService({
     name: 'parser-worker',
     registry,

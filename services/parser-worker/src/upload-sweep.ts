@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '@gleaner/platform';
 import { sweepUploads, type DocumentStore } from '@gleaner/object-store';
 import type { Logger } from '@gleaner/platform';
 import { Keyspace, type RequestRecordStore } from '@gleaner/store';

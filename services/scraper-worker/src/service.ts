@@ -1,7 +1,7 @@
-import { createLogger, createRedis, ThreadPool, type Logger } from '@gleaner/platform';
+import { createLogger, createRedis, deploymentRedis, ThreadPool, type Logger } from '@gleaner/platform';
 import { crawlQueue, mapQueue, QueueProducer, renderQueue, scrapeQueue, scrapeV1Queue, webhookQueue, type CrawlJob } from '@gleaner/queues';
 import { createStores, type RecordError } from '@gleaner/store';
-import { accountCapFrom, defaultAccountCap, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService } from '@gleaner/worker-runtime';
+import { accountCapFrom, defaultAccountCap, jobLockHolder, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService } from '@gleaner/worker-runtime';
 import type { ScraperWorkerConfig } from './config.js';
 import { createScrapeProcessor } from './processors/scrape.js';
 import { createScrapeV1Processor } from './processors/scrape-v1.js';
@@ -25,9 +25,9 @@ export interface ScraperWorkerOptions {
 }
 
 export async function startScraperWorker(config: ScraperWorkerConfig, logger: Logger = createLogger('scraper-worker', config.LOG_LEVEL), options: ScraperWorkerOptions = {}): Promise<RunningService> {
-  const redis = createRedis(config.REDIS_URL, 'worker', 'scraper-worker', logger);
-  const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
-  const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
+  const connection = deploymentRedis(config);
+  const redis = createRedis(connection.target, 'worker', 'scraper-worker', logger);
+  const stores = createStores(redis, connection.prefix, config.GLEANER_SECRET);
   const webhooks = new QueueProducer(webhookQueue, connection);
   const jobs: RecordedJobContext = {
     records: stores.records,
@@ -36,6 +36,7 @@ export async function startScraperWorker(config: ScraperWorkerConfig, logger: Lo
     logger,
     includeTraces: config.NODE_ENV === 'development',
     unexpectedError: (err) => ({ code: 'E008', message: `processing failed: ${err.message}` }),
+    holdsJob: jobLockHolder(redis),
   };
   // Both families count against one share per account: they use the same slots and threads.
   const accountCap = accountCapFrom(config.ACCOUNT_MAX_CONCURRENT_JOBS, config.SCRAPER_CONCURRENCY, 'scraper');

@@ -1,4 +1,4 @@
-import { createLogger, createRedis, webhookDeliveries, type Logger } from '@gleaner/platform';
+import { createLogger, createRedis, deploymentRedis, webhookDeliveries, type Logger } from '@gleaner/platform';
 import { webhookQueue, type WebhookJob } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
 import { accountCapFrom, serveWorkerService, WorkerRegistry, type RunningService } from '@gleaner/worker-runtime';
@@ -10,9 +10,9 @@ import { createDeliveryProcessor, deliveryStateOf, withDeliveryState } from './d
 export type { RunningService } from '@gleaner/worker-runtime';
 
 export async function startWebhookDispatcher(config: WebhookDispatcherConfig, logger: Logger = createLogger('webhook-dispatcher', config.LOG_LEVEL)): Promise<RunningService> {
-  const redis = createRedis(config.REDIS_URL, 'worker', 'webhook-dispatcher', logger);
-  const connection = { redisUrl: config.REDIS_URL, prefix: config.GLEANER_REDIS_PREFIX };
-  const stores = createStores(redis, config.GLEANER_REDIS_PREFIX, config.GLEANER_SECRET);
+  const connection = deploymentRedis(config);
+  const redis = createRedis(connection.target, 'worker', 'webhook-dispatcher', logger);
+  const stores = createStores(redis, connection.prefix, config.GLEANER_SECRET);
   const registry = new WorkerRegistry(connection, logger, { lockDuration: config.WORKER_LOCK_DURATION_MS, stalledInterval: config.WORKER_STALLED_INTERVAL_MS });
   registry.register(
     webhookQueue,

@@ -151,7 +151,7 @@ export function documentsRouter(deps: GatewayDeps): Router {
       const { declaredType, output, webhook, tags } = options;
       const payload: ParseJob = { requestId, accountId, ...source, declaredType, output, ...(webhook ? { webhook } : {}) };
       const input = source.upload ? { upload: { name: source.upload.name, bytes: source.upload.bytes } } : { url: source.url };
-      const outcome = await submitAndWait(stores, deps.recordEndings, {
+      const outcome = await submitAndWait(stores, deps, {
         family: 'parse',
         requestId,
         accountId,

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { RequestHandler, Router } from 'express';
-import { createGleanerMcpServer, McpHttpSessions, type SessionOwner } from '@gleaner/mcp-server';
+import { createGleanerMcpServer, McpHttpSessions, type SessionDirectory, type SessionOwner } from '@gleaner/mcp-server';
 import type { GatewayConfig } from '../config.js';
 import type { GatewayDeps } from '../deps.js';
 import { presentedApiKey, requireApiKey } from '../middleware/auth.js';
@@ -43,8 +43,10 @@ export class OwnToolReads {
  * the caller's key, so a tool call is authorised, scoped, rate-limited and answered exactly as
  * the same call made directly would be (a parse-only key gets the scraper's 403 as a tool error).
  */
-export function createMcpSessions(config: GatewayConfig, ownUrl: () => string, toolReads: OwnToolReads): McpHttpSessions<McpSessionOwner> {
+export function createMcpSessions(config: GatewayConfig, ownUrl: () => string, toolReads: OwnToolReads, directory?: SessionDirectory): McpHttpSessions<McpSessionOwner> {
   return new McpHttpSessions<McpSessionOwner>({
+    // In Redis: a session opened on one gateway is resumed by any other (no sticky routing).
+    directory,
     createServer: (owner, stopping) => createGleanerMcpServer({ baseUrl: ownUrl(), apiKey: owner.apiKey, pollMs: config.MCP_POLL_MS, fetch: toolReads.fetch, stopping }),
     idleMs: config.MCP_SESSION_IDLE_MS,
     maxPerOwner: config.MCP_SESSIONS_PER_KEY,

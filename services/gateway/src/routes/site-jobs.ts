@@ -158,7 +158,7 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
       await stores.crawls.create(requestId, { limit: s.options.limit, maxUrls: Math.max(config.CRAWL_MAX_URLS, s.seed?.length ?? 0), maxBytes: config.CRAWL_MAX_STORED_BYTES }, ttl);
       if (s.seed) await stores.crawls.discover(requestId, s.seed, ttl);
       const payload: CrawlJob = { requestId, accountId: s.accountId, family: s.family, slice: 0, options: s.options };
-      await submitAndWait(stores, deps.recordEndings, {
+      await submitAndWait(stores, deps, {
         family: s.family,
         requestId,
         accountId: s.accountId,
@@ -239,7 +239,7 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
     const requestId = newRequestId();
     setRequestId(res, requestId);
     const payload: MapJob = { requestId, accountId, url: body.url, limit, scope };
-    const outcome = await submitAndWait(stores, deps.recordEndings, {
+    const outcome = await submitAndWait(stores, deps, {
       family: 'map',
       requestId,
       accountId,

@@ -92,7 +92,7 @@ export function v1ScraperRouter(deps: GatewayDeps): Router {
         ...(useLlm ? { prompt: body.prompt } : {}),
         ...(body.webhook ? { webhook: body.webhook } : {}),
       };
-      const outcome = await submitAndWait(stores, deps.recordEndings, {
+      const outcome = await submitAndWait(stores, deps, {
         family: 'scrape-v1',
         requestId,
         accountId,

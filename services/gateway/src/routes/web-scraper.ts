@@ -115,7 +115,7 @@ export function webScraperRouter(deps: GatewayDeps): Router {
       const requestId = newRequestId();
       setRequestId(res, requestId);
       const payload: ScrapeJob = { requestId, accountId, url: body.url, ...pageOptions, ...(body.webhook ? { webhook: body.webhook } : {}) };
-      const outcome = await submitAndWait(stores, deps.recordEndings, {
+      const outcome = await submitAndWait(stores, deps, {
         family: 'scrape',
         requestId,
         accountId,
