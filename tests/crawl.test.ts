@@ -248,6 +248,39 @@ describe('cancel, webhooks and politeness', () => {
     }
   });
 
+  it("delivers a crawl's, batch's and map's end to the account's subscriptions to their families, without the page runs", async () => {
+    const receiver = await startWebhookReceiver([200]);
+    const subscribed = await api.call('POST', '/account/webhooks', { url: receiver.url, families: ['crawl', 'batch', 'map'] });
+    expect(subscribed.status).toBe(201);
+    expect(subscribed.body.families).toEqual(['crawl', 'batch', 'map']);
+    // Naming no families keeps the single requests' (what receivers written before crawls expect).
+    const unnamed = await api.call('POST', '/account/webhooks', { url: `${receiver.url}/other` });
+    expect(unnamed.body.families).toEqual(['scrape', 'scrape-v1', 'parse']);
+    await api.call('DELETE', `/account/webhooks/${unnamed.body.id}`);
+    try {
+      const crawlId = await api.start('crawl', { url: `${site.url}/blog/`, limit: 3, sitemap: 'skip', render_js: false });
+      const batchId = await api.start('batch', { urls: [`${site.url}/docs/s1/p0`], render_js: false });
+      const mapped = await api.call('POST', '/web-scrapper/map', { url: `${site.url}/`, include_paths: ['^/orphan/'], limit: 3 });
+      const scraped = await api.call('POST', '/web-scrapper/', { url: `${site.url}/docs/s1/p1` });
+      expect([mapped.status, scraped.status]).toEqual([200, 200]);
+      const [crawled] = await Promise.all([api.finish('crawl', crawlId), api.finish('batch', batchId)]);
+      const bodies = (await waitFor(() => receiver.deliveries.map((d) => JSON.parse(d.rawBody)), (b) => b.length >= 3, 20_000)).sort((a, b) => String(a.type).localeCompare(String(b.type)));
+      await new Promise((r) => setTimeout(r, 500)); // nothing more comes: no page runs, no scrape
+      expect(receiver.deliveries).toHaveLength(3);
+      expect(bodies[0]).toMatchObject({ type: 'batch.completed', request_id: batchId, counts: { completed: 1 } });
+      expect(bodies[1]).toMatchObject({ type: 'crawl.completed', request_id: crawlId, status: 'completed', reason: 'the limit of 3 pages was reached', counts: { completed: crawled.final.counts.completed } });
+      expect(bodies[2]).toEqual(mapped.body);
+      const secret = (await h.stores.accounts.webhookSecret(accountId))!;
+      for (const d of receiver.deliveries) expect(verifyWebhookSignature(secret, d.rawBody, d.headers['x-webhook-signature'] as string)).toBe(true);
+      // Each delivery is recorded on its request, as for a scrape's subscriptions.
+      const crawlRecord = await api.call('GET', `/account/requests/${crawlId}`);
+      expect(crawlRecord.body.subscription_delivery_list).toEqual([expect.objectContaining({ subscription_id: subscribed.body.id, status: 'delivered', attempts: 1 })]);
+    } finally {
+      await api.call('DELETE', `/account/webhooks/${subscribed.body.id}`);
+      await receiver.close();
+    }
+  });
+
   it("keeps robots.txt's Crawl-delay between requests, whatever max_concurrency says", async () => {
     const polite = await startCrawlSite({ crawlDelaySeconds: 0.3 });
     try {

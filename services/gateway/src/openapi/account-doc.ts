@@ -1,8 +1,14 @@
-import { LABEL_MAX_CHARS, LLM_PROVIDERS, LLM_SECRET_MAX_CHARS, REQUEST_FAMILIES, SCOPES, SUBSCRIPTION_FAMILIES, USAGE_DAYS_KEPT } from '@gleaner/store';
+import { DEFAULT_SUBSCRIPTION_FAMILIES, LABEL_MAX_CHARS, LLM_PROVIDERS, LLM_SECRET_MAX_CHARS, REQUEST_FAMILIES, SCOPES, SUBSCRIPTION_FAMILIES, USAGE_DAYS_KEPT } from '@gleaner/store';
 import { apiKeySecurity, emptyResponse, errorResponses, EXAMPLE_REQUEST_ID, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { Operation, Parameter, Response, Schema } from './openapi-types.js';
 
-const families: Schema = { type: 'array', minItems: 1, items: { type: 'string', enum: [...SUBSCRIPTION_FAMILIES] } };
+const families: Schema = {
+  type: 'array',
+  minItems: 1,
+  items: { type: 'string', enum: [...SUBSCRIPTION_FAMILIES] },
+  description:
+    "Which requests are delivered when they end. crawl and batch: the end notice only ({type: 'crawl.completed' | 'crawl.cancelled' | 'crawl.failed', request_id, status, reason?, error?, counts}, batch.… for batches), not the page runs a crawl's own webhook gets: read the pages by cursor. map: its status body with the links.",
+};
 const scopes: Schema = { type: 'array', minItems: 1, items: { type: 'string', enum: [...SCOPES] } };
 const unixTime = (description: string): Schema => ({ type: 'integer', description: `${description} (Unix time, seconds).` });
 const familyName: Schema = { type: 'string', enum: [...REQUEST_FAMILIES] };
@@ -155,7 +161,7 @@ const schemas: Record<string, Schema> = {
   WebhookSubscriptionRequest: {
     type: 'object',
     required: ['url'],
-    properties: { url: { type: 'string', format: 'uri', description: 'Public HTTPS endpoint.' }, families: { ...families, default: [...SUBSCRIPTION_FAMILIES] } },
+    properties: { url: { type: 'string', format: 'uri', description: 'Public HTTPS endpoint.' }, families: { ...families, default: [...DEFAULT_SUBSCRIPTION_FAMILIES] } },
   },
   WebhookSubscription: {
     type: 'object',
@@ -289,9 +295,11 @@ export const accountDoc: DocSection = {
         'Subscribe a URL to every request that ends',
         { '201': jsonResponse(201, 'Subscribed.', schemaRef('WebhookSubscription')), ...bodyErrors },
         {
-          description: 'Every scrape, v1 scrape or parse of this account that ends is also delivered here, with the same body, headers and signature as a per-request webhook (the n8n trigger uses this).',
+          description:
+            "Every request of the chosen families (default: scrape, scrape-v1 and parse) of this account that ends is also delivered here, with the same body, headers and signature as a per-request webhook (the n8n trigger uses this). Crawls and batches deliver their end notice (crawl.completed, …), maps their links.",
           requestBody: jsonRequestBody(schemaRef('WebhookSubscriptionRequest'), {
-            all: { summary: 'Every family', value: { url: 'https://hooks.example.net/gleaner' } },
+            all: { summary: 'Scrapes and parses', value: { url: 'https://hooks.example.net/gleaner' } },
+            crawls: { summary: 'The end of every crawl and batch', value: { url: 'https://hooks.example.net/crawls', families: ['crawl', 'batch'] } },
             parseOnly: { summary: 'Parser only', value: { url: 'https://hooks.example.net/documents', families: ['parse'] } },
           }),
         },
