@@ -317,6 +317,13 @@ describe('map and batch', () => {
     expect(pagesRead.length).toBeLessThanOrEqual(26);
     const filtered = await api.call('POST', '/web-scrapper/map', { url: `${site.url}/`, include_paths: ['^/orphan/'], limit: 5 });
     expect(filtered.body.links.map((l: { url: string }) => pathOf(l.url))).toEqual(['/', '/orphan/0', '/orphan/1', '/orphan/2', '/orphan/3']);
+    // Prefer: respond-async answers the id at once; a status read with Prefer: wait is answered when the map ends.
+    const headers = { 'x-api-key': api.apiKey, 'content-type': 'application/json' };
+    const early = await fetch(`${h.url}/web-scrapper/map`, { method: 'POST', headers: { ...headers, prefer: 'respond-async' }, body: JSON.stringify({ url: `${site.url}/`, include_paths: ['^/orphan/'], limit: 5 }) });
+    const accepted = (await early.json()) as { request_id: string };
+    expect([early.status, early.headers.get('preference-applied'), accepted]).toEqual([202, 'respond-async', { request_id: accepted.request_id, status: 'processing', url: `${site.url}/` }]);
+    const waited = await fetch(`${h.url}/web-scrapper/map/${accepted.request_id}`, { headers: { ...headers, prefer: 'wait=10' } });
+    expect([waited.headers.get('preference-applied'), ((await waited.json()) as { links: unknown[] }).links]).toEqual(['wait=10', filtered.body.links]);
   });
 
   it('scrapes a batch of URLs with the same options, reporting each failure without failing the batch', async () => {
