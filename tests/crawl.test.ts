@@ -64,9 +64,10 @@ describe('a crawl of the whole site', () => {
   let pages: CrawlPage[];
   let final: Awaited<ReturnType<CrawlApi['finish']>>['final'];
   let reads: number;
+  let id: string;
 
   beforeAll(async () => {
-    const id = await api.start('crawl', { url: `${site.url}/`, limit: 1_000, output_type: 'markdown', max_concurrency: 8, timeout: 2_000, render_js: false });
+    id = await api.start('crawl', { url: `${site.url}/`, limit: 1_000, output_type: 'markdown', max_concurrency: 8, timeout: 2_000, render_js: false });
     ({ final, pages, reads } = await api.finish('crawl', id, 90_000));
   }, 100_000);
 
@@ -76,6 +77,15 @@ describe('a crawl of the whole site', () => {
     expect(final.next).toBeNull();
     expect(reads).toBeGreaterThan(3); // 100 results an answer
     expect(pages.length).toBe(final.counts.completed + final.counts.failed + pages.filter((p) => p.status === 'skipped').length);
+  });
+
+  it('answers at most limit results a read, or with limit=0 the state and counts alone', async () => {
+    const five = await api.call('GET', `/web-scrapper/crawl/${id}?cursor=3&limit=5`);
+    expect([five.body.pages.map((p: CrawlPage) => p.url), five.body.next]).toEqual([pages.slice(3, 8).map((p) => p.url), '8']);
+    const counts = await api.call('GET', `/web-scrapper/crawl/${id}?limit=0`);
+    expect([counts.body.pages, counts.body.next, counts.body.counts]).toEqual([[], '0', final.counts]);
+    const refused = await api.call('GET', `/web-scrapper/crawl/${id}?limit=101`);
+    expect([refused.status, refused.body.error]).toEqual([400, 'E009: limit must be a whole number from 0 to 100']);
   });
 
   it('reads every page in scope once, whatever spelling its links use', () => {

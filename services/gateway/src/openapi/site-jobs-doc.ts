@@ -150,6 +150,7 @@ const schemas: Record<string, Schema> = {
 };
 
 const idParameter = (what: string): Parameter => pathParameter('request_id', `The id answered by the ${what} submit.`, EXAMPLE_REQUEST_ID);
+const resultLimitParameter: Parameter = { name: 'limit', in: 'query', required: false, description: 'Results this answer carries at most (0 to 100, the default; and no more than 8 MB of them): 0 reads the state and counts alone, e.g. to watch progress.', schema: { type: 'integer', minimum: 0, maximum: 100, default: 100 }, example: 0 };
 const cursorParameter: Parameter = { name: 'cursor', in: 'query', required: false, description: 'Where to read the results from: the next of a previous answer (0, the default, is the start).', schema: { type: 'string', pattern: '^\\d{1,9}$' }, example: '0' };
 
 const commonErrors = (scope: string) => ({
@@ -168,10 +169,10 @@ function statusOperations(family: 'crawl' | 'batch', title: string): DocSection[
       description: `The ${family}'s state, counts and its listed results from the cursor on; read on with next until it is null. Kept 24 hours after the ${family} ends.`,
       tags: ['Web scraper'],
       security: apiKeySecurity,
-      parameters: [idParameter(family), cursorParameter],
+      parameters: [idParameter(family), cursorParameter, resultLimitParameter],
       responses: {
         '200': jsonResponse(200, 'Its state and a page of results.', schemaRef('CrawlStatus')),
-        ...errorResponses('ScraperError', { 400: 'E009: a cursor no answer gave.', ...notFound, ...commonErrors('scrape') }),
+        ...errorResponses('ScraperError', { 400: 'E009: a cursor no answer gave, or a limit out of range.', ...notFound, ...commonErrors('scrape') }),
       },
     },
     delete: {

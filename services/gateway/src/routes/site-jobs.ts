@@ -119,6 +119,15 @@ function scopeOf(body: ScopeFields): SiteScopeOptions {
   };
 }
 
+/** How many results a status read answers at most (`limit`, 0 to STATUS_PAGE_ENTRIES: 0 reads the state and counts alone). */
+function resultLimitOf(req: Request): number {
+  const raw = req.query.limit;
+  if (raw === undefined || raw === '') return STATUS_PAGE_ENTRIES;
+  const n = typeof raw === 'string' && /^\d{1,3}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 0 && n <= STATUS_PAGE_ENTRIES)) throw new ApiError('E009', `limit must be a whole number from 0 to ${STATUS_PAGE_ENTRIES}`);
+  return n;
+}
+
 /** The cursor of a status read: an entry index a previous answer gave as `next` (0: from the start). */
 function cursorOf(req: Request): number {
   const raw = req.query.cursor;
@@ -161,16 +170,16 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
       const { url, urls } = record.input;
       res.status(202).json({ request_id: requestId, status: 'processing', ...(url !== undefined ? { url } : { urls }) });
     } else {
-      res.status(200).type('application/json').send(await siteJobStatusAnswer(record, 0, false));
+      res.status(200).type('application/json').send(await siteJobStatusAnswer(record, 0, 0));
     }
     return true;
   }
 
-  /** A crawl's or batch's status body with its results from `from` on, or none (`withEntries` false). */
-  async function siteJobStatusAnswer(record: CrawlRecord, from: number, withEntries: boolean): Promise<string> {
+  /** A crawl's or batch's status body with at most `maxEntries` of its results from `from` on. */
+  async function siteJobStatusAnswer(record: CrawlRecord, from: number, maxEntries: number): Promise<string> {
     const [counters, listed] = await Promise.all([
       stores.crawls.counters(record.id),
-      withEntries ? stores.crawls.entries(record.id, from, STATUS_PAGE_ENTRIES, STATUS_PAGE_BYTES) : stores.crawls.listedCount(record.id).then((total) => ({ entries: [], total })),
+      maxEntries > 0 ? stores.crawls.entries(record.id, from, maxEntries, STATUS_PAGE_BYTES) : stores.crawls.listedCount(record.id).then((total) => ({ entries: [], total })),
     ]);
     return crawlStatusBody(record, counters, listed.entries, from, listed.total);
   }
@@ -347,8 +356,9 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
     };
     router.get(`/${family}/:requestId`, async (req, res) => {
       const from = cursorOf(req);
+      const limit = resultLimitOf(req);
       const record = await lookup(req, res);
-      res.status(200).type('application/json').send(await siteJobStatusAnswer(record, from, true));
+      res.status(200).type('application/json').send(await siteJobStatusAnswer(record, from, limit));
     });
 
     // Cancel: the running slice stops its fetches and ends the crawl as cancelled, keeping what
@@ -365,7 +375,7 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
         }
         record = ended ?? ((await stores.records.get(family, record.id)) as unknown as CrawlRecord | null) ?? record;
       }
-      res.status(200).type('application/json').send(await siteJobStatusAnswer(record, 0, false));
+      res.status(200).type('application/json').send(await siteJobStatusAnswer(record, 0, 0));
     });
   }
 
