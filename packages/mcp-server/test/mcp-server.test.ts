@@ -455,19 +455,22 @@ describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport
     expect(rest).toMatch(/## 4\. Site page/);
   });
 
-  it('a cancelled crawl call leaves the crawl going in Gleaner; cancel_crawl stops it, and get_result reads what it read', async () => {
+  it('reports a running crawl\'s counts; a cancelled crawl call leaves the crawl going in Gleaner; cancel_crawl stops it, and get_result reads what it read', async () => {
     const controller = new AbortController();
-    let id: string | undefined;
+    const progress: string[] = [];
     const running = client.callTool({ name: 'crawl', arguments: { url: `${pages.url}/slow-site/`, limit: SLOW_SITE_PAGES + 1, include_paths: ['^/slow-site/'] } }, CallToolResultSchema, {
       signal: controller.signal,
       timeout: 60_000,
       onprogress: (p) => {
-        id ??= /^request ([0-9a-f-]{36})/.exec(p.message ?? '')?.[1];
-        controller.abort('the user stopped the agent');
+        progress.push(p.message ?? '');
+        // Cancelled once the counts are reported.
+        if (/pages read/.test(p.message ?? '')) controller.abort('the user stopped the agent');
       },
     });
     await expect(running).rejects.toThrow(/the user stopped the agent/);
+    const id = /^request ([0-9a-f-]{36}): Gleaner is crawling /.exec(progress[0])?.[1];
     expect(id).toBeDefined();
+    expect(progress.at(-1)).toMatch(new RegExp(`^request ${id}: \\d+ pages read, \\d+ failed, \\d+ skipped(, \\d+ queued)?; \\d+ URLs found$`));
     // It goes on: pages keep being read after the call ended.
     const going = await waitFor(() => call(client, 'get_result', { request_id: id!, kind: 'crawl' }).then(textOf), (t) => /Results: [1-9]\d* pages read/.test(t), 20_000);
     expect(going).toMatch(/^# Crawl of .* \(still running\)/);
