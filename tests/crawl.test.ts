@@ -353,6 +353,34 @@ describe('map and batch', () => {
   });
 });
 
+describe('the account console API', () => {
+  it("lists crawls, batches and maps among the account's requests with their counts, and a crawl's results page by page", async () => {
+    const crawlId = await api.start('crawl', { url: `${site.url}/blog/`, limit: 4, sitemap: 'skip', render_js: false });
+    const batchId = await api.start('batch', { urls: [`${site.url}/docs/s2/p0`, `${site.url}/docs/s2/p1`], render_js: false });
+    const mapped = await api.call('POST', '/web-scrapper/map', { url: `${site.url}/`, include_paths: ['^/orphan/'], limit: 4 });
+    const [{ final, pages }] = await Promise.all([api.finish('crawl', crawlId), api.finish('batch', batchId)]);
+    const listed = (await api.call('GET', '/account/requests?limit=10')).body.requests as Array<Record<string, unknown>>;
+    const byId = Object.fromEntries(listed.map((r) => [r.request_id, r]));
+    expect(byId[crawlId]).toMatchObject({ family: 'crawl', status: 'completed', url: `${site.url}/blog/`, counts: final.counts });
+    expect(byId[batchId]).toMatchObject({ family: 'batch', status: 'completed', urls: 2, counts: { completed: 2 } });
+    expect(byId[mapped.body.request_id]).toMatchObject({ family: 'map', status: 'completed', links: 4 });
+    expect(byId[mapped.body.request_id]).not.toHaveProperty('counts');
+
+    const first = (await api.call('GET', `/account/requests/${crawlId}?limit=3`)).body;
+    expect(first.response).toMatchObject({ request_id: crawlId, status: 'completed', counts: final.counts, next: '3' });
+    const read: CrawlPage[] = [...first.response.pages];
+    for (let next = first.response.next; next !== null; ) {
+      const { response } = (await api.call('GET', `/account/requests/${crawlId}?cursor=${next}&limit=3`)).body;
+      expect(response.pages.length).toBeLessThanOrEqual(3);
+      read.push(...response.pages);
+      next = response.next;
+    }
+    expect(read.map((p) => p.url)).toEqual(pages.map((p) => p.url));
+    expect((await api.call('GET', `/account/requests/${crawlId}?limit=101`)).status).toBe(400);
+    expect((await api.call('GET', `/account/requests/${mapped.body.request_id}`)).body.response).toEqual(mapped.body);
+  });
+});
+
 describe('pages that need rendering', () => {
   it('are rendered in the browser-worker when they look client-rendered (render_js auto)', async () => {
     await browserWorker.waitFor(/ready/, 60_000);

@@ -50,6 +50,9 @@ const summaryProperties = {
   error: { type: 'string', description: '"CODE: message" of a failed request.' },
   webhook: schemaRef('WebhookDelivery'),
   subscription_deliveries: { type: 'integer', minimum: 0, description: "Deliveries to the account's webhook subscriptions." },
+  counts: { type: 'object', description: "Crawls and batches: what they have done, as their status endpoint's counts." },
+  urls: { type: 'integer', minimum: 1, description: 'Batches: how many URLs were given.' },
+  links: { type: 'integer', minimum: 0, description: 'Completed maps: how many URLs were found.' },
 } satisfies Record<string, Schema>;
 
 const schemas: Record<string, Schema> = {
@@ -109,7 +112,7 @@ const schemas: Record<string, Schema> = {
       input: { type: 'object', description: 'What was asked, as recorded.' },
       text: { type: 'string', description: 'Extracted text (page, document in plain output, v1 selection).' },
       markdown: { type: 'string', description: 'Markdown, when it was asked for.' },
-      response: { type: 'object', description: "What the family's status endpoint answers for this request." },
+      response: { type: 'object', description: "What the family's status endpoint answers for this request (a crawl or batch: with its results from cursor, at most limit)." },
       error_details: { type: 'array', items: { type: 'string' } },
       subscription_delivery_list: {
         type: 'array',
@@ -247,8 +250,14 @@ export const accountDoc: DocSection = {
       get: accountOperation(
         'getAccountRequest',
         'One request with its result',
-        { '200': jsonResponse(200, 'Summary, input, text and markdown, the status body, deliveries.', schemaRef('AccountRequestDetail')), ...notFound('request') },
-        { parameters: idParameter('request', EXAMPLE_REQUEST_ID) },
+        { '200': jsonResponse(200, 'Summary, input, text and markdown, the status body, deliveries.', schemaRef('AccountRequestDetail')), ...notFound('request'), ...badQuery },
+        {
+          parameters: [
+            ...idParameter('request', EXAMPLE_REQUEST_ID),
+            queryParameter('cursor', "Crawls and batches: the first result to answer (the response's next).", { type: 'integer', minimum: 0, default: 0 }),
+            queryParameter('limit', 'Crawls and batches: results to answer at most (0: the counts alone).', { type: 'integer', minimum: 0, maximum: 100, default: 25 }),
+          ],
+        },
       ),
     },
     '/account/webhook-deliveries': {
