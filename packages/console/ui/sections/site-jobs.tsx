@@ -1,39 +1,45 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { CrawlCounts, CrawlPage as CrawlResult, CrawlStatus as CrawlState } from '@gleaner/client/core';
 import { callApi } from '../api.js';
 import { ErrorNote, messageOf, Notice, ResultTabs } from '../components.js';
 
 /**
  * Crawls, batches and maps in the console: their counts, their results (a page's text and
- * markdown on demand) and cancel, shared by the Requests detail and the Playground.
+ * markdown on demand) and cancel, shared by the Requests detail and the Playground. Their
+ * shapes are the API's, as the TypeScript client types them.
  */
-export interface CrawlCounts {
-  discovered: number;
-  queued: number;
-  processing: number;
-  completed: number;
-  failed: number;
-  skipped: number;
-  skipped_by: Record<string, number>;
-}
-
-export type CrawlResult =
-  | { url: string; status: 'completed'; depth?: number; content: { text?: string; markdown?: string; meta?: { title?: string } }; llm_output?: unknown }
-  | { url: string; status: 'failed'; depth?: number; error: string }
-  | { url: string; status: 'skipped'; reason: string };
-
-export interface CrawlState {
-  request_id: string;
-  status: 'processing' | 'completed' | 'cancelled' | 'failed';
-  url?: string;
-  reason?: string;
-  error?: string;
-  counts: CrawlCounts;
-  pages: CrawlResult[];
-  next: string | null;
-}
+export type { CrawlCounts };
 
 /** How often a running crawl is read again. */
 export const CRAWL_REFRESH_MS = 1_500;
+
+/**
+ * Runs `step` now, and again CRAWL_REFRESH_MS after each run that answers true (the crawl still
+ * runs), until `deps` change or the view goes; `step` is told whether its answer is still wanted.
+ * The problem of a failed run is returned (and ends the runs).
+ */
+function useRefreshing(step: (wanted: () => boolean) => Promise<boolean>, deps: unknown[]): string | undefined {
+  const [problem, setProblem] = useState<string>();
+  useEffect(() => {
+    let wanted = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const run = async () => {
+      try {
+        if ((await step(() => wanted)) && wanted) timer = setTimeout(run, CRAWL_REFRESH_MS);
+      } catch (err) {
+        if (wanted) setProblem(messageOf(err));
+      }
+    };
+    setProblem(undefined);
+    void run();
+    return () => {
+      wanted = false;
+      clearTimeout(timer);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, deps);
+  return problem;
+}
 
 export function CrawlCountsView({ state }: { state: Pick<CrawlState, 'status' | 'reason' | 'error' | 'counts'> }) {
   const { counts } = state;
@@ -159,38 +165,26 @@ export function CancelCrawlButton({ apiKey, family, id, onCancelled }: { apiKey:
 export function CrawlWatch({ apiKey, family, id }: { apiKey: string; family: 'crawl' | 'batch'; id: string }) {
   const [state, setState] = useState<CrawlState>();
   const [results, setResults] = useState<CrawlResult[]>([]);
-  const [problem, setProblem] = useState<string>();
   const [round, setRound] = useState(0);
-  useEffect(() => {
-    let current = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let cursor = '0';
-    const gathered: CrawlResult[] = [];
-    const read = async () => {
-      try {
-        for (;;) {
-          const answer = await callApi<CrawlState & { error?: string }>(apiKey, 'GET', `/web-scrapper/${family}/${encodeURIComponent(id)}?cursor=${cursor}`);
-          if (!current) return;
-          if (answer.status !== 200) return setProblem(answer.body?.error ?? `HTTP ${answer.status}`);
-          gathered.push(...answer.body.pages);
-          setResults([...gathered]);
-          setState(answer.body);
-          if (answer.body.next === null) return;
-          cursor = answer.body.next;
-          // Results came: more may be listed already, read on at once; none: come back later.
-          if (answer.body.pages.length === 0) break;
-        }
-        timer = setTimeout(read, CRAWL_REFRESH_MS);
-      } catch (err) {
-        if (current) setProblem(messageOf(err));
+  /** What was read so far, and where to read on (kept across a restart after Cancel). */
+  const gathered = useRef({ results: [] as CrawlResult[], cursor: '0' }).current;
+  const problem = useRefreshing(
+    async (wanted) => {
+      for (;;) {
+        const answer = await callApi<CrawlState & { error?: string }>(apiKey, 'GET', `/web-scrapper/${family}/${encodeURIComponent(id)}?cursor=${gathered.cursor}`);
+        if (!wanted()) return false;
+        if (answer.status !== 200) throw new Error(answer.body?.error ?? `HTTP ${answer.status}`);
+        gathered.results.push(...answer.body.pages);
+        setResults([...gathered.results]);
+        setState(answer.body);
+        if (answer.body.next === null) return false;
+        gathered.cursor = answer.body.next;
+        // Results came: more may be listed already, read on at once; none: come back later.
+        if (answer.body.pages.length === 0) return true;
       }
-    };
-    void read();
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [apiKey, family, id, round]);
+    },
+    [apiKey, family, id, round],
+  );
   return (
     <div data-testid="crawl-watch" data-request-id={id}>
       <p>
@@ -246,28 +240,17 @@ export function SiteJobDetail({ apiKey, family, id }: { apiKey: string; family: 
   const [cursor, setCursor] = useState(0);
   /** The latest answer and the cursor it was read from (the page shown until the next one arrives). */
   const [loaded, setLoaded] = useState<{ from: number; state: CrawlState }>();
-  const [problem, setProblem] = useState<string>();
   const [round, setRound] = useState(0);
-  useEffect(() => {
-    let current = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const read = async () => {
-      try {
-        const answer = await callApi<{ response: CrawlState; error?: string }>(apiKey, 'GET', `/account/requests/${encodeURIComponent(id)}?cursor=${cursor}&limit=${RESULTS_PER_PAGE}`);
-        if (!current) return;
-        if (answer.status !== 200) return setProblem(answer.body?.error ?? `HTTP ${answer.status}`);
-        setLoaded({ from: cursor, state: answer.body.response });
-        if (answer.body.response.status === 'processing') timer = setTimeout(read, CRAWL_REFRESH_MS);
-      } catch (err) {
-        if (current) setProblem(messageOf(err));
-      }
-    };
-    void read();
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [apiKey, id, cursor, round]);
+  const problem = useRefreshing(
+    async (wanted) => {
+      const answer = await callApi<{ response: CrawlState; error?: string }>(apiKey, 'GET', `/account/requests/${encodeURIComponent(id)}?cursor=${cursor}&limit=${RESULTS_PER_PAGE}`);
+      if (!wanted()) return false;
+      if (answer.status !== 200) throw new Error(answer.body?.error ?? `HTTP ${answer.status}`);
+      setLoaded({ from: cursor, state: answer.body.response });
+      return answer.body.response.status === 'processing';
+    },
+    [apiKey, id, cursor, round],
+  );
   const state = loaded?.state;
   const from = loaded?.from ?? 0;
   const next = state?.next !== null && state?.next !== undefined && state.pages.length === RESULTS_PER_PAGE ? Number(state.next) : undefined;

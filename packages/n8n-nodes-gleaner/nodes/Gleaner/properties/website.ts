@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { OUTPUT_TYPES } from './web-page.js';
 
 const show = (operation: string[], extra: Record<string, unknown[]> = {}) => ({ show: { resource: ['website'], operation, ...extra } });
 
@@ -119,10 +120,7 @@ export const websiteFields: INodeProperties[] = [
 		displayName: 'Output Type',
 		name: 'outputType',
 		type: 'options',
-		options: [
-			{ name: 'Markdown', value: 'markdown', description: 'Plain text (content.text) plus a markdown rendering (content.markdown) of each page' },
-			{ name: 'Plain Text', value: 'plaintext', description: 'Plain text only (content.text)' },
-		],
+		options: OUTPUT_TYPES,
 		default: 'markdown',
 		displayOptions: show(['crawl']),
 	},
