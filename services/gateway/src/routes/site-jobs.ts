@@ -159,7 +159,7 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
   /**
    * The answer to a submit whose Idempotency-Key already started crawl or batch `requestId`: 202
    * as its own submit answered while it runs, its state without results once it has ended (as a
-   * scrape's retry answers its result). Null when the request is gone (the key is free again).
+   * scrape's retry answers its result). False when the request is gone (the key is free again).
    */
   async function answerReplay(res: Response, family: CrawlJob['family'], requestId: string): Promise<boolean> {
     const record = (await stores.records.get(family, requestId)) as unknown as CrawlRecord | null;
