@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import type http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import AxeBuilder from '@axe-core/playwright';
@@ -22,6 +23,8 @@ const ARTICLE_SENTENCE = 'Tidal mills ground grain twice a day, when the ebb tur
 /** Markup that would run if the console ever put scraped text or a title into the DOM as HTML. */
 const TITLE_ATTACK = '<img src=x onerror="window.__consolePwned = \'title\'">Evil title';
 const TEXT_ATTACK = '<script>window.__consolePwned = "text"</script><img src=x onerror="window.__consolePwned = \'img\'">';
+/** Pages of the crawled site besides its home: more than the 25 results Requests shows at once. */
+const SITE_PAGES = 30;
 
 const prefix = testPrefix('console');
 const env = serviceEnv(prefix, { LOG_LEVEL: 'error' });
@@ -48,6 +51,16 @@ beforeAll(async () => {
     // Webhook receivers: one accepts, one refuses for good (a 4xx other than 429 is not retried).
     '/hook': (_q, s) => s.writeHead(200).end('ok'),
     '/hook-gone': (_q, s) => s.writeHead(410).end('gone'),
+    // A site to crawl: more pages than a page of results in Requests; and a slow one, caught running.
+    '/site/': html(`<h1>Mill guide</h1>${Array.from({ length: SITE_PAGES }, (_, n) => `<a href="/site/mill-${n}">Mill ${n}</a>`).join(' ')}`, '<title>Mill guide</title>'),
+    ...Object.fromEntries(Array.from({ length: SITE_PAGES }, (_, n) => [`/site/mill-${n}`, html(`<article><h1>Mill ${n}</h1><p>Mill ${n} ground grain for the village on every tide, and its wheel still turns for visitors.</p></article>`, `<title>Mill ${n}</title>`)])),
+    '/slow-site/': html(`<h1>Slow mills</h1>${Array.from({ length: 10 }, (_, n) => `<a href="/slow-site/${n}">Slow ${n}</a>`).join(' ')}`, '<title>Slow mills</title>'),
+    ...Object.fromEntries(
+      Array.from({ length: 10 }, (_, n) => [
+        `/slow-site/${n}`,
+        (q: http.IncomingMessage, s: http.ServerResponse) => void setTimeout(() => html(`<article><h1>Slow ${n}</h1><p>${ARTICLE_SENTENCE}</p></article>`, `<title>Slow ${n}</title>`)(q, s), 3_000),
+      ]),
+    ),
   });
   worker = startService('scraper-worker', { ...env, SCRAPER_CONCURRENCY: '2', SCRAPER_EXTRACT_THREADS: '1' });
   dispatcher = startService('webhook-dispatcher', env);
@@ -284,6 +297,59 @@ describe('the account console', () => {
     await expect(refusedRow.locator('td').nth(4).textContent()).resolves.toMatch(/410/);
     expect(await seriousViolations('webhook deliveries')).toEqual([]);
     await shoot('webhooks');
+  });
+
+  it('starts a crawl in the playground and watches it to its end, its pages readable as markdown', async () => {
+    await open('playground');
+    await page.getByRole('button', { name: 'Crawl a site' }).click();
+    await page.getByLabel(/Start URL/).fill(`${site.url}/site/`);
+    await page.getByLabel(/Pages to read at most/).fill('50');
+    await page.getByLabel(/Only paths matching/).fill('^/site/');
+    await page.getByLabel(/^Output/).selectOption('markdown');
+    await page.getByLabel('Equivalent curl command').filter({ hasText: '/web-scrapper/crawl' }).waitFor();
+    expect(await page.getByLabel('Equivalent curl command').textContent()).toContain(`-d '{"url":"${site.url}/site/","limit":50,"include_paths":["^/site/"],"output_type":"markdown"}'`);
+    await page.getByRole('button', { name: 'Start crawl' }).click();
+    await page.getByTestId('crawl-status').filter({ hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    const watch = page.getByTestId('crawl-watch');
+    await expect(watch.locator('[data-count="completed"]').textContent()).resolves.toBe(String(SITE_PAGES + 1));
+    expect(await watch.locator('table[aria-label="Crawl results"] tbody tr').count()).toBe(SITE_PAGES + 1);
+    await watch.locator(`tr[data-url="${site.url}/site/mill-7"]`).getByRole('button').click();
+    await page.getByRole('button', { name: 'Markdown' }).click();
+    await expect(page.getByLabel('Extracted markdown').textContent()).resolves.toContain('Mill 7 ground grain for the village');
+    expect(await seriousViolations('playground crawl')).toEqual([]);
+    await shoot('playground-crawl');
+  });
+
+  it('lists crawls and maps in Requests with their counts; a crawl\'s detail pages through its results, and cancels one that runs', async () => {
+    const { requests } = (await (await api(owner.apiKey, 'GET', '/account/requests?limit=5')).json()) as { requests: Array<{ request_id: string; family: string }> };
+    const crawlId = requests.find((r) => r.family === 'crawl')!.request_id;
+    const mapped = (await (await api(owner.apiKey, 'POST', '/web-scrapper/map', { url: `${site.url}/site/`, include_paths: ['^/site/'], limit: 5 })).json()) as { request_id: string };
+    await open('requests');
+    const crawlRow = page.locator(`tr[data-request-id="${crawlId}"]`);
+    await expect(crawlRow.getByTestId('request-progress').textContent()).resolves.toBe(`${SITE_PAGES + 1} read · 0 failed · 0 skipped`);
+    await expect(page.locator(`tr[data-request-id="${mapped.request_id}"]`).getByTestId('request-progress').textContent()).resolves.toBe('5 URLs');
+    await crawlRow.getByRole('link').click();
+    const detail = page.getByTestId('site-job-detail');
+    await detail.locator('tr[data-result="25"]').waitFor();
+    expect(await detail.locator('table[aria-label="Crawl results"] tbody tr').count()).toBe(25);
+    await page.getByRole('button', { name: 'Next results' }).click();
+    await detail.locator('tr[data-result="26"]').waitFor();
+    expect(await detail.locator('table[aria-label="Crawl results"] tbody tr').count()).toBe(SITE_PAGES + 1 - 25);
+    expect(await page.getByRole('button', { name: 'Next results' }).count()).toBe(0);
+    expect(await seriousViolations('crawl detail')).toEqual([]);
+    await shoot('crawl-detail');
+
+    await open(`requests/${mapped.request_id}`);
+    await page.locator('table[aria-label="Map links"] tbody tr').nth(4).waitFor();
+
+    // A crawl still running: cancelled from its detail, what it read kept.
+    const started = (await (await api(owner.apiKey, 'POST', '/web-scrapper/crawl', { url: `${site.url}/slow-site/`, include_paths: ['^/slow-site/'], max_concurrency: 1 })).json()) as { request_id: string };
+    await open(`requests/${started.request_id}`);
+    await page.getByTestId('crawl-status').filter({ hasText: 'processing' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel crawl' }).click();
+    await page.getByTestId('crawl-status').filter({ hasText: 'cancelled' }).waitFor({ timeout: 10_000 });
+    await expect(page.getByTestId('crawl-counts').textContent()).resolves.toContain('cancelled by the caller');
+    expect(((await (await api(owner.apiKey, 'GET', `/web-scrapper/crawl/${started.request_id}`)).json()) as { status: string }).status).toBe('cancelled');
   });
 
   it('works at phone width', async () => {

@@ -64,9 +64,10 @@ describe('a crawl of the whole site', () => {
   let pages: CrawlPage[];
   let final: Awaited<ReturnType<CrawlApi['finish']>>['final'];
   let reads: number;
+  let id: string;
 
   beforeAll(async () => {
-    const id = await api.start('crawl', { url: `${site.url}/`, limit: 1_000, output_type: 'markdown', max_concurrency: 8, timeout: 2_000, render_js: false });
+    id = await api.start('crawl', { url: `${site.url}/`, limit: 1_000, output_type: 'markdown', max_concurrency: 8, timeout: 2_000, render_js: false });
     ({ final, pages, reads } = await api.finish('crawl', id, 90_000));
   }, 100_000);
 
@@ -76,6 +77,15 @@ describe('a crawl of the whole site', () => {
     expect(final.next).toBeNull();
     expect(reads).toBeGreaterThan(3); // 100 results an answer
     expect(pages.length).toBe(final.counts.completed + final.counts.failed + pages.filter((p) => p.status === 'skipped').length);
+  });
+
+  it('answers at most limit results a read, or with limit=0 the state and counts alone', async () => {
+    const five = await api.call('GET', `/web-scrapper/crawl/${id}?cursor=3&limit=5`);
+    expect([five.body.pages.map((p: CrawlPage) => p.url), five.body.next]).toEqual([pages.slice(3, 8).map((p) => p.url), '8']);
+    const counts = await api.call('GET', `/web-scrapper/crawl/${id}?limit=0`);
+    expect([counts.body.pages, counts.body.next, counts.body.counts]).toEqual([[], '0', final.counts]);
+    const refused = await api.call('GET', `/web-scrapper/crawl/${id}?limit=101`);
+    expect([refused.status, refused.body.error]).toEqual([400, 'E009: limit must be a whole number from 0 to 100']);
   });
 
   it('reads every page in scope once, whatever spelling its links use', () => {
@@ -248,6 +258,39 @@ describe('cancel, webhooks and politeness', () => {
     }
   });
 
+  it("delivers a crawl's, batch's and map's end to the account's subscriptions to their families, without the page runs", async () => {
+    const receiver = await startWebhookReceiver([200]);
+    const subscribed = await api.call('POST', '/account/webhooks', { url: receiver.url, families: ['crawl', 'batch', 'map'] });
+    expect(subscribed.status).toBe(201);
+    expect(subscribed.body.families).toEqual(['crawl', 'batch', 'map']);
+    // Naming no families keeps the single requests' (what receivers written before crawls expect).
+    const unnamed = await api.call('POST', '/account/webhooks', { url: `${receiver.url}/other` });
+    expect(unnamed.body.families).toEqual(['scrape', 'scrape-v1', 'parse']);
+    await api.call('DELETE', `/account/webhooks/${unnamed.body.id}`);
+    try {
+      const crawlId = await api.start('crawl', { url: `${site.url}/blog/`, limit: 3, sitemap: 'skip', render_js: false });
+      const batchId = await api.start('batch', { urls: [`${site.url}/docs/s1/p0`], render_js: false });
+      const mapped = await api.call('POST', '/web-scrapper/map', { url: `${site.url}/`, include_paths: ['^/orphan/'], limit: 3 });
+      const scraped = await api.call('POST', '/web-scrapper/', { url: `${site.url}/docs/s1/p1` });
+      expect([mapped.status, scraped.status]).toEqual([200, 200]);
+      const [crawled] = await Promise.all([api.finish('crawl', crawlId), api.finish('batch', batchId)]);
+      const bodies = (await waitFor(() => receiver.deliveries.map((d) => JSON.parse(d.rawBody)), (b) => b.length >= 3, 20_000)).sort((a, b) => String(a.type).localeCompare(String(b.type)));
+      await new Promise((r) => setTimeout(r, 500)); // nothing more comes: no page runs, no scrape
+      expect(receiver.deliveries).toHaveLength(3);
+      expect(bodies[0]).toMatchObject({ type: 'batch.completed', request_id: batchId, counts: { completed: 1 } });
+      expect(bodies[1]).toMatchObject({ type: 'crawl.completed', request_id: crawlId, status: 'completed', reason: 'the limit of 3 pages was reached', counts: { completed: crawled.final.counts.completed } });
+      expect(bodies[2]).toEqual(mapped.body);
+      const secret = (await h.stores.accounts.webhookSecret(accountId))!;
+      for (const d of receiver.deliveries) expect(verifyWebhookSignature(secret, d.rawBody, d.headers['x-webhook-signature'] as string)).toBe(true);
+      // Each delivery is recorded on its request, as for a scrape's subscriptions.
+      const crawlRecord = await api.call('GET', `/account/requests/${crawlId}`);
+      expect(crawlRecord.body.subscription_delivery_list).toEqual([expect.objectContaining({ subscription_id: subscribed.body.id, status: 'delivered', attempts: 1 })]);
+    } finally {
+      await api.call('DELETE', `/account/webhooks/${subscribed.body.id}`);
+      await receiver.close();
+    }
+  });
+
   it("keeps robots.txt's Crawl-delay between requests, whatever max_concurrency says", async () => {
     const polite = await startCrawlSite({ crawlDelaySeconds: 0.3 });
     try {
@@ -284,6 +327,13 @@ describe('map and batch', () => {
     expect(pagesRead.length).toBeLessThanOrEqual(26);
     const filtered = await api.call('POST', '/web-scrapper/map', { url: `${site.url}/`, include_paths: ['^/orphan/'], limit: 5 });
     expect(filtered.body.links.map((l: { url: string }) => pathOf(l.url))).toEqual(['/', '/orphan/0', '/orphan/1', '/orphan/2', '/orphan/3']);
+    // Prefer: respond-async answers the id at once; a status read with Prefer: wait is answered when the map ends.
+    const headers = { 'x-api-key': api.apiKey, 'content-type': 'application/json' };
+    const early = await fetch(`${h.url}/web-scrapper/map`, { method: 'POST', headers: { ...headers, prefer: 'respond-async' }, body: JSON.stringify({ url: `${site.url}/`, include_paths: ['^/orphan/'], limit: 5 }) });
+    const accepted = (await early.json()) as { request_id: string };
+    expect([early.status, early.headers.get('preference-applied'), accepted]).toEqual([202, 'respond-async', { request_id: accepted.request_id, status: 'processing', url: `${site.url}/` }]);
+    const waited = await fetch(`${h.url}/web-scrapper/map/${accepted.request_id}`, { headers: { ...headers, prefer: 'wait=10' } });
+    expect([waited.headers.get('preference-applied'), ((await waited.json()) as { links: unknown[] }).links]).toEqual(['wait=10', filtered.body.links]);
   });
 
   it('scrapes a batch of URLs with the same options, reporting each failure without failing the batch', async () => {
@@ -300,6 +350,34 @@ describe('map and batch', () => {
     expect(byPath[`${port}/broken`].error).toBe('E008: target answered HTTP 404');
     expect(byPath['1/nothing-listens'].status).toBe('failed');
     expect(byPath[`${port}/files/report.pdf`]).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/unsupported content type application\/pdf/) });
+  });
+});
+
+describe('the account console API', () => {
+  it("lists crawls, batches and maps among the account's requests with their counts, and a crawl's results page by page", async () => {
+    const crawlId = await api.start('crawl', { url: `${site.url}/blog/`, limit: 4, sitemap: 'skip', render_js: false });
+    const batchId = await api.start('batch', { urls: [`${site.url}/docs/s2/p0`, `${site.url}/docs/s2/p1`], render_js: false });
+    const mapped = await api.call('POST', '/web-scrapper/map', { url: `${site.url}/`, include_paths: ['^/orphan/'], limit: 4 });
+    const [{ final, pages }] = await Promise.all([api.finish('crawl', crawlId), api.finish('batch', batchId)]);
+    const listed = (await api.call('GET', '/account/requests?limit=10')).body.requests as Array<Record<string, unknown>>;
+    const byId = Object.fromEntries(listed.map((r) => [r.request_id, r]));
+    expect(byId[crawlId]).toMatchObject({ family: 'crawl', status: 'completed', url: `${site.url}/blog/`, counts: final.counts });
+    expect(byId[batchId]).toMatchObject({ family: 'batch', status: 'completed', urls: 2, counts: { completed: 2 } });
+    expect(byId[mapped.body.request_id]).toMatchObject({ family: 'map', status: 'completed', links: 4 });
+    expect(byId[mapped.body.request_id]).not.toHaveProperty('counts');
+
+    const first = (await api.call('GET', `/account/requests/${crawlId}?limit=3`)).body;
+    expect(first.response).toMatchObject({ request_id: crawlId, status: 'completed', counts: final.counts, next: '3' });
+    const read: CrawlPage[] = [...first.response.pages];
+    for (let next = first.response.next; next !== null; ) {
+      const { response } = (await api.call('GET', `/account/requests/${crawlId}?cursor=${next}&limit=3`)).body;
+      expect(response.pages.length).toBeLessThanOrEqual(3);
+      read.push(...response.pages);
+      next = response.next;
+    }
+    expect(read.map((p) => p.url)).toEqual(pages.map((p) => p.url));
+    expect((await api.call('GET', `/account/requests/${crawlId}?limit=101`)).status).toBe(400);
+    expect((await api.call('GET', `/account/requests/${mapped.body.request_id}`)).body.response).toEqual(mapped.body);
   });
 });
 

@@ -148,6 +148,72 @@ describe('the same key and body: the same request', () => {
   }, 30_000);
 });
 
+describe('crawls, batches and maps take the key too', () => {
+  const crawlStatus = async (id: string) => (await fetch(`${gateways[0].url}/web-scrapper/crawl/${id}`, { headers: { 'x-api-key': alice.apiKey } }).then((r) => r.json())) as { status: string };
+  const ttls = async (family: string, key: string, id: string) => {
+    const claimKey = `${prefix}:idem:${family}:${alice.accountId}:${createHash('sha256').update(key).digest('hex')}`;
+    const [record, claim] = await Promise.all([test.redis.ttl(`${prefix}:rec:${family}:${id}`), test.redis.ttl(claimKey)]);
+    return { record: Math.round(record / 3600), claimMatches: Math.abs(record - claim) <= 2 };
+  };
+
+  it('crawl: a retry answers the same crawl (202 while it runs, its state once ended), fetches nothing again, and the key lives as its record', async () => {
+    const key = uniqueKey('crawl');
+    const body = { url: `${site.url}/slow/2500/crawl-idem`, limit: 1, sitemap: 'skip', render_js: false };
+    const before = await recordIds('crawl');
+    const first = await submit('/web-scrapper/crawl', body, key);
+    expect([first.status, first.body, first.replayed]).toEqual([202, { request_id: idOf(first), status: 'processing', url: body.url }, null]);
+    expect(await ttls('crawl', key, idOf(first))).toEqual({ record: 7 * 24, claimMatches: true });
+    const retry = await submit('/web-scrapper/crawl', { ...body }, key, alice, gateways[1]);
+    expect([retry.status, retry.replayed, retry.requestId, retry.body]).toEqual([202, 'true', idOf(first), first.body]);
+    await waitFor(() => crawlStatus(idOf(first)), (c) => c.status === 'completed', 20_000);
+    const ended = await submit('/web-scrapper/crawl', body, key);
+    expect([ended.status, ended.replayed, idOf(ended)]).toEqual([200, 'true', idOf(first)]);
+    expect(ended.body).toMatchObject({ status: 'completed', reason: 'every page in scope was crawled', counts: { completed: 1 }, pages: [] });
+    expect((await recordIds('crawl')).filter((id) => !before.includes(id))).toEqual([idOf(first)]);
+    expect(site.hits['/slow/2500/crawl-idem']).toBe(1);
+    // Kept 24 hours after the end, the key with it.
+    expect(await ttls('crawl', key, idOf(first))).toEqual({ record: 24, claimMatches: true });
+    const other = await submit('/web-scrapper/crawl', { ...body, limit: 2 }, key, alice, gateways[1]);
+    expect([other.status, errorFormatProblem('scraper', other.body, 422, other.requestId ?? undefined), String(other.body.error)]).toEqual([422, null, expect.stringMatching(/^E009: this Idempotency-Key was already used with a different request body/)]);
+  }, 40_000);
+
+  it('six crawl submits at once with one key, over both gateways: one crawl, every answer its id, the losers leave no state or admission', async () => {
+    const key = uniqueKey('crawl-race');
+    const body = { url: `${site.url}/slow/1500/crawl-race`, limit: 1, sitemap: 'skip', render_js: false };
+    // A crawl's state is the hash `crawl:<id>` (the queue's own keys share the prefix `crawl:`).
+    const crawlStates = async () => (await test.redis.keys(`${prefix}:crawl:*`)).filter((k) => /:crawl:[0-9a-f-]{36}$/.test(k));
+    const [records, states] = [await recordIds('crawl'), await crawlStates()];
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => submit('/web-scrapper/crawl', body, key, alice, gateways[i % 2])));
+    const added = (await recordIds('crawl')).filter((id) => !records.includes(id));
+    expect(added).toHaveLength(1);
+    expect(answers.map((a) => [a.status, idOf(a), a.requestId])).toEqual(answers.map(() => [202, added[0], added[0]]));
+    expect(answers.filter((a) => a.replayed === 'true')).toHaveLength(5);
+    expect((await crawlStates()).filter((k) => !states.includes(k))).toEqual([`${prefix}:crawl:${added[0]}`]);
+    expect(await test.redis.zrange(`${prefix}:active-crawls:${alice.accountId}`, 0, -1)).toEqual([added[0]]);
+    await waitFor(() => crawlStatus(added[0]), (c) => c.status === 'completed', 20_000);
+    expect(site.hits['/slow/1500/crawl-race']).toBe(1);
+  }, 40_000);
+
+  it('batch and map: a retry answers the same request; map with another body answers 422', async () => {
+    const batchKey = uniqueKey('batch');
+    const batch = { urls: [`${site.url}/article`, `${site.url}/note.txt`] };
+    const first = await submit('/web-scrapper/batch', batch, batchKey);
+    const retry = await submit('/web-scrapper/batch', batch, batchKey, alice, gateways[1]);
+    expect([first.status, retry.replayed, idOf(retry)]).toEqual([202, 'true', idOf(first)]);
+
+    const mapKey = uniqueKey('map');
+    const map = { url: `${site.url}/article` };
+    const mapped = await submit('/web-scrapper/map', map, mapKey);
+    expect([mapped.status, mapped.body.status]).toEqual([200, 'completed']);
+    const again = await submit('/web-scrapper/map', map, mapKey, alice, gateways[1]);
+    expect([again.status, again.replayed, again.requestId, again.body]).toEqual([200, 'true', idOf(mapped), mapped.body]);
+    expect(await ttls('map', mapKey, idOf(mapped))).toEqual({ record: 24, claimMatches: true });
+    const other = await submit('/web-scrapper/map', { ...map, limit: 3 }, mapKey);
+    expect([other.status, String(other.body.error)]).toEqual([422, expect.stringMatching(/^E009: this Idempotency-Key was already used/)]);
+    await waitFor(() => fetch(`${gateways[0].url}/web-scrapper/batch/${idOf(first)}`, { headers: { 'x-api-key': alice.apiKey } }).then((r) => r.json() as Promise<{ status: string }>), (b) => b.status === 'completed', 20_000);
+  }, 40_000);
+});
+
 describe('keys are per account and family; a key whose record is gone is free again', () => {
   it('another account, or another family, with the same key starts its own request', async () => {
     const key = uniqueKey('shared');

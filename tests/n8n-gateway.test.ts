@@ -32,6 +32,9 @@ beforeAll(async () => {
   site = await startPageServer({
     '/article': html(ARTICLE, '<title>Harvest notes</title>'),
     '/warm-up': html(ARTICLE, '<title>Warm-up</title>'),
+    '/site/': html('<h1>Field guide</h1><a href="/site/wheat">Wheat</a> <a href="/site/barley">Barley</a>', '<title>Field guide</title>'),
+    '/site/wheat': html('<article><h1>Wheat</h1><p>Wheat is gleaned by hand after the combine has passed, ear by ear, along the edges of the field.</p></article>', '<title>Wheat</title>'),
+    '/site/barley': html('<article><h1>Barley</h1><p>Barley ears break easily, so gleaners carry sacks and work the rows in the cool of the morning.</p></article>', '<title>Barley</title>'),
     '/slow-article': async (req, res) => {
       await new Promise((resolve) => setTimeout(resolve, 6000));
       html(ARTICLE, '<title>Harvest notes</title>')(req, res);
@@ -153,4 +156,41 @@ describe('Gleaner Trigger', () => {
       await host.close();
     }
   });
+});
+
+describe('Website operations', () => {
+  it('crawls a site into one item per page, maps it into one item per URL, and a trigger subscribed to crawls starts with the end notice', async () => {
+    const staticData = {};
+    const host = await hostTrigger({ credentials, families: ['crawl'], staticData });
+    const hook = () => createHookContext({ description: trigger.description, credentials, parameters: { families: ['crawl'] }, staticData, webhookUrl: host.url }).ctx;
+    try {
+      expect(await trigger.webhookMethods.default.create.call(hook())).toBe(true);
+      const execute = async (parameters: Record<string, unknown>) => {
+        const { ctx } = createExecuteContext({ description: action.description, credentials, parameters: parameters as never });
+        const [items] = await action.execute.call(ctx);
+        return items.map((item) => item.json);
+      };
+      const pages = await execute({ resource: 'website', operation: 'crawl', url: `${site.url}/site/`, maxPages: 10, crawlOptions: { includePaths: '^/site/' }, maxWaitSeconds: 30, pollIntervalSeconds: 0.3 });
+      expect(pages.map((p) => (p.content as { meta: { title: string } }).meta.title).sort()).toEqual(['Barley', 'Field guide', 'Wheat']);
+      const wheat = pages.find((p) => p.url === `${site.url}/site/wheat`)!;
+      expect(wheat).toMatchObject({ status: 'completed', depth: 1, tags: ['n8n-workflow:wf-test'] });
+      expect((wheat.content as { markdown: string }).markdown).toContain('ear by ear');
+      const crawlId = String(pages[0].request_id);
+      expect(new Set(pages.map((p) => p.request_id))).toEqual(new Set([crawlId]));
+
+      const links = await execute({ resource: 'website', operation: 'map', url: `${site.url}/site/`, mapOptions: { includePaths: '^/site/' } });
+      expect(links.map((l) => [l.url, l.title])).toEqual([
+        [`${site.url}/site/`, 'Field guide'],
+        [`${site.url}/site/wheat`, 'Wheat'],
+        [`${site.url}/site/barley`, 'Barley'],
+      ]);
+
+      // The account's crawl ended: the trigger (another workflow) starts with crawl.completed.
+      const deliveries = await waitFor(() => host.deliveries, (d) => d.some((x) => x.started));
+      expect(deliveries.find((d) => d.started)!.started![0].json).toMatchObject({ type: 'crawl.completed', request_id: crawlId, status: 'completed', counts: { completed: 3 }, delivery: { request_id: crawlId } });
+      expect(await trigger.webhookMethods.default.delete.call(hook())).toBe(true);
+    } finally {
+      await host.close();
+    }
+  }, 60_000);
 });

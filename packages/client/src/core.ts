@@ -200,9 +200,13 @@ export class GleanerCore {
     return this.call('POST', '/web-scrapper/batch', request);
   }
 
-  /** GET /web-scrapper/{crawl|batch}/{id}: its state and results from `cursor` on. */
-  getCrawl(requestId: string, cursor?: string | null, kind: 'crawl' | 'batch' = 'crawl'): Promise<CrawlStatus> {
-    return this.call('GET', `/web-scrapper/${kind}/${encodeURIComponent(requestId)}${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
+  /**
+   * GET /web-scrapper/{crawl|batch}/{id}: its state and results from `cursor` on, at most `limit`
+   * of them (default 100; 0: the state and counts alone).
+   */
+  getCrawl(requestId: string, cursor?: string | null, kind: 'crawl' | 'batch' = 'crawl', limit?: number): Promise<CrawlStatus> {
+    const query = [...(cursor ? [`cursor=${encodeURIComponent(cursor)}`] : []), ...(limit !== undefined ? [`limit=${limit}`] : [])];
+    return this.call('GET', `/web-scrapper/${kind}/${encodeURIComponent(requestId)}${query.length ? `?${query.join('&')}` : ''}`);
   }
 
   /** DELETE /web-scrapper/{crawl|batch}/{id}: stops it, keeping what it read; its state (no results). */
@@ -244,22 +248,23 @@ export class GleanerCore {
   }
 
   /** POST /web-scrapper/map: the site's links when found within 20 s (status completed), else processing. */
-  map(request: MapRequest): Promise<MapStatus> {
-    return this.call('POST', '/web-scrapper/map', request);
+  map(request: MapRequest, preferences: SubmitPreferences = {}): Promise<MapStatus> {
+    return this.call('POST', '/web-scrapper/map', request, undefined, submitHeaders(preferences));
   }
 
-  getMap(requestId: string): Promise<MapStatus> {
-    return this.call('GET', `/web-scrapper/map/${encodeURIComponent(requestId)}`);
+  getMap(requestId: string, preferences: StatusPreferences = {}): Promise<MapStatus> {
+    return this.call('GET', `/web-scrapper/map/${encodeURIComponent(requestId)}`, undefined, undefined, statusHeaders(preferences));
   }
 
-  /** Maps a site and waits for its links. */
+  /** Maps a site and waits for its links (with `waitSeconds`, as scrapeAndWait: the id at once, then reads that wait for the end). */
   async mapAndWait(request: MapRequest, options: WaitOptions<{ requestId: string; elapsedMs: number }> = {}): Promise<MapStatus> {
     const started = Date.now();
-    const submitted = await this.map(request);
+    const submitted = await this.map(request, { respondAsync: options.waitSeconds !== undefined });
+    options.onAccepted?.(submitted.request_id);
     if (submitted.status === 'completed') return submitted;
     if (submitted.status === 'failed') throw new GleanerJobFailedError(submitted.request_id, submitted.error ?? 'the map failed', [], submitted);
-    return this.follow<MapStatus>(submitted.request_id, started, options, submitted, async () => {
-      const status = await this.getMap(submitted.request_id);
+    return this.follow<MapStatus>(submitted.request_id, started, options, submitted, async (waitSeconds) => {
+      const status = await this.getMap(submitted.request_id, { waitSeconds });
       if (status.status === 'completed') return { done: status };
       if (status.status === 'failed') throw new GleanerJobFailedError(submitted.request_id, status.error ?? 'the map failed', [], status);
       options.onProgress?.({ requestId: submitted.request_id, elapsedMs: Date.now() - started });

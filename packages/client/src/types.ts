@@ -370,7 +370,7 @@ export interface LlmKeySummary {
 }
 
 /** The families a webhook subscription can follow. */
-export type WebhookFamily = 'scrape' | 'scrape-v1' | 'parse';
+export type WebhookFamily = 'scrape' | 'scrape-v1' | 'parse' | 'crawl' | 'batch' | 'map';
 
 /** An account-level webhook subscription (`/account/webhooks`): every finished request of its families is delivered to `url`. */
 export interface WebhookSubscription {

@@ -3,7 +3,7 @@
  * and the curl command are all built from these lists, so a new option (render_js, say) is one
  * line here.
  */
-export type OptionKind = 'url' | 'text' | 'longtext' | 'json' | 'boolean' | 'choice' | 'number';
+export type OptionKind = 'url' | 'text' | 'longtext' | 'json' | 'boolean' | 'choice' | 'number' | 'lines';
 
 export interface ApiOption {
   /** The JSON field name. */
@@ -33,6 +33,20 @@ export const SCRAPE_OPTIONS: readonly ApiOption[] = [
   { name: 'wait_for_selector', label: 'Rendering: wait for this CSS selector (optional)', kind: 'text', placeholder: '#content article' },
   { name: 'wait_for', label: 'Rendering: wait this many ms after load (optional)', kind: 'number', placeholder: '1500' },
   { name: 'timeout', label: 'Timeout in ms (optional; default 30000, at most 120000)', kind: 'number', placeholder: '30000' },
+];
+
+/** A crawl of a site: where it starts, how far it goes, and the per-page options of a scrape. `lines`: one value a line, sent as a list. */
+export const CRAWL_OPTIONS: readonly ApiOption[] = [
+  { name: 'url', label: 'Start URL', kind: 'url', required: true, placeholder: 'https://docs.example.com/' },
+  { name: 'limit', label: 'Pages to read at most (optional; default 100)', kind: 'number', placeholder: '100' },
+  { name: 'max_depth', label: 'Link hops from the start page (optional)', kind: 'number', placeholder: '3' },
+  { name: 'include_paths', label: 'Only paths matching (regular expressions, one a line; optional)', kind: 'lines', placeholder: '^/docs/' },
+  { name: 'exclude_paths', label: 'Leave out paths matching (one a line; optional)', kind: 'lines', placeholder: '/archive/' },
+  { name: 'sitemap', label: 'Sitemaps', kind: 'choice', choices: ['include', 'skip', 'only'], initial: 'include' },
+  { name: 'output_type', label: 'Output', kind: 'choice', choices: ['plaintext', 'markdown'], initial: 'plaintext' },
+  { name: 'render_js', label: 'Render JavaScript in a browser', kind: 'choice', choices: ['auto', 'true', 'false'], initial: 'auto' },
+  { name: 'max_concurrency', label: 'Requests to the site at once (optional; default 5)', kind: 'number', placeholder: '5' },
+  { name: 'webhook', label: 'Webhook URL (optional)', kind: 'url', placeholder: 'https://hooks.example.net/crawl' },
 ];
 
 export const DOCUMENT_TYPES = ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic', 'xlsx', 'xls', 'ods', 'csv', 'pptx', 'odp', 'odt', 'rtf', 'epub', 'html', 'md'] as const;
@@ -70,6 +84,12 @@ export function requestBody(options: readonly ApiOption[], values: OptionValues)
       } else if (option.kind === 'choice' && (value === 'true' || value === 'false')) {
         // A yes/no choice beside a third value (render_js: auto, true, false) is a JSON boolean.
         body[option.name] = value === 'true';
+      } else if (option.kind === 'lines') {
+        const lines = value
+          .split('\n')
+          .map((line) => line.trim())
+          .filter(Boolean);
+        if (lines.length) body[option.name] = lines;
       } else if (option.kind === 'json') {
         try {
           body[option.name] = JSON.parse(value);

@@ -1,12 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { GleanerApiError, GleanerClient, GleanerTimeoutError, type ScrapeCompletedStatus, type SelectStatus, type SelectSubmitResponse } from '@gleaner/client';
+import { GleanerApiError, GleanerClient, GleanerTimeoutError, type CrawlStatus, type ScrapeCompletedStatus, type SelectStatus, type SelectSubmitResponse } from '@gleaner/client';
 import { ProgressReporter, type ProgressChannel } from './progress.js';
-import { parseStatusDocument, renderDocument, renderPage, renderSelection } from './render.js';
+import { crawlCountsLine, parseStatusDocument, renderCrawl, renderDocument, renderMap, renderPage, renderSelection, type CrawlResults } from './render.js';
 import { describeError, toolError } from './tool-errors.js';
 import {
+  cancelCrawlInput,
+  crawlInput,
+  crawlRequest,
   getResultInput,
+  mapInput,
+  mapRequest,
   parseDocumentInput,
   scrapeInput,
   scrapeManyInput,
@@ -41,10 +46,10 @@ export interface GleanerMcpOptions {
 const SCRAPE_WAIT_SECONDS = 20;
 
 /** How to read a request's result when a call ends before it does. */
-function resumeHint(id: string, kind: ResumableKind): string {
+function resumeHint(id: string, kind: ResumableKind | 'batch'): string {
   return `call get_result with request_id "${id}" and kind "${kind}"`;
 }
-type ResumableKind = 'scrape' | 'parse_document';
+type ResumableKind = 'scrape' | 'parse_document' | 'crawl' | 'map';
 
 /** What a running tool call has: its client, progress, signal, and the requests it started. */
 interface ToolCall {
@@ -63,9 +68,14 @@ const INSTRUCTIONS = `Gleaner turns web pages and documents into clean text for 
 - scrape_many: several pages at once; failures are reported per page.
 - select: only the elements of a page that match a CSS selector or XPath expression.
 - parse_document: a PDF, Word, Excel, PowerPoint, OpenDocument, EPUB, HTML, image (OCR) or text file as text, page by page.
-- get_result: a request that was still running, or the rest of a long answer (start_index).
+- crawl: the pages of a whole site (or a part of it, by path) from a start URL, politely, up to limit pages; cancel_crawl stops one.
+- map: a site's URLs (with titles where known) without reading the pages, to choose what to scrape or crawl.
+- get_result: a request that was still running, or the rest of a long answer (start_index; cursor for crawls and maps).
 Answers are cut at max_length characters; the cut says how to read on.
 Work goes on in Gleaner when a call is cancelled or times out: progress messages name the request ID from the start, and get_result reads the result by it.`;
+
+/** The first read of a crawl's state comes this soon (a small crawl ends in a second or two); later ones every pollMs. */
+const FIRST_CRAWL_READ_MS = 1_000;
 
 /**
  * Gleaner's tools as an MCP server, for any transport (stdio, Streamable HTTP). Each tool call has
@@ -261,12 +271,105 @@ export function createGleanerMcpServer(options: GleanerMcpOptions): McpServer {
       ),
   );
 
+  /**
+   * Follows a crawl by its state alone (no results read meanwhile), reporting its counts, until it
+   * ends or `waitMs` has passed; the latest state.
+   */
+  const followCrawl = async ({ client, progress, signal }: ToolCall, id: string): Promise<CrawlStatus> => {
+    const deadline = Date.now() + waitMs;
+    for (let delay = Math.min(FIRST_CRAWL_READ_MS, pollMs); ; delay = pollMs) {
+      await sleep(Math.max(0, Math.min(delay, deadline - Date.now())), undefined, { signal });
+      const state = await client.getCrawl(id, '0', 'crawl', 0);
+      if (state.status !== 'processing' || Date.now() >= deadline) return state;
+      progress.update(`request ${id}: ${crawlCountsLine(state.counts)}`);
+    }
+  };
+
+  server.registerTool(
+    'crawl',
+    {
+      title: 'Read a whole website',
+      description:
+        "Reads the pages of a website from a start URL, following its links (and its sitemaps) on the same site, politely (robots.txt obeyed, one site's pace), each page as markdown like scrape, up to limit pages (default 20). include_paths / exclude_paths narrow it to a part of the site (e.g. [\"^/docs/\"]); max_depth bounds the link hops. Progress messages report pages read, failed, skipped and queued. The answer lists the pages in order, at most max_length characters; a cut says how to read on with get_result (kind \"crawl\" and cursor). The first progress message names the request ID. Cancelling this call, or its timing out, does not stop the crawl: it goes on in Gleaner up to limit pages, and get_result with that request_id and kind \"crawl\" reads its pages (also while it runs); cancel_crawl stops it, keeping the pages already read.",
+      inputSchema: crawlInput,
+      annotations: { title: 'Read a whole website', ...READS_THE_WEB },
+    },
+    (input, extra) =>
+      run(
+        extra,
+        `Gleaner is starting a crawl of ${input.url}`,
+        async (call) => {
+          const { request_id: id } = await call.client.crawl(crawlRequest(input));
+          call.started.push({ id, kind: 'crawl' });
+          call.progress.update(`request ${id}: Gleaner is crawling ${input.url} (if this call ends first, ${resumeHint(id, 'crawl')}; cancel_crawl stops it)`);
+          const state = await followCrawl(call, id);
+          return text(renderCrawl(await readCrawlResults(call.client, state, 'crawl', 0, input.max_length), input));
+        },
+        { idFirst: true },
+      ),
+  );
+
+  server.registerTool(
+    'cancel_crawl',
+    {
+      title: 'Stop a crawl',
+      description:
+        'Stops a crawl that is still running (its pages being fetched are abandoned at once); the pages it already read stay readable with get_result for 24 hours. Answers its final counts. A crawl that already ended is left as it was.',
+      inputSchema: cancelCrawlInput,
+      annotations: { title: 'Stop a crawl', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (input, extra) =>
+      run(extra, `Stopping request ${input.request_id}`, async ({ client }) => {
+        const id = input.request_id.toLowerCase();
+        // Read first: the API answers a cancel of an ended crawl with its state, which may be "cancelled" from before.
+        const before = await client.getCrawl(id, '0', input.kind, 0);
+        const state = before.status === 'processing' ? await client.cancelCrawl(id, input.kind) : before;
+        const how = before.status === 'processing' ? (state.status === 'cancelled' ? 'is stopped' : `ended before it could be stopped (${state.status})`) : `had already ended (${state.status}${state.reason ? `: ${state.reason}` : state.error ? `: ${state.error}` : ''})`;
+        return text(`The ${input.kind} ${id} ${how}. Results: ${crawlCountsLine(state.counts)}. To read its pages, ${resumeHint(id, input.kind)}.`);
+      }),
+  );
+
+  server.registerTool(
+    'map',
+    {
+      title: "List a website's URLs",
+      description:
+        "Lists the URLs of a website without reading its pages: its sitemaps, the links of its start page and of a few pages more, filtered like a crawl (include_paths, exclude_paths), with page titles where known. Use it to see how a site is laid out before choosing what to scrape or crawl. Answers at most max_length characters; a cut says how to read on with get_result (kind \"map\" and cursor). The first progress message names the request ID: if this call is cancelled or times out, the map is still made, and get_result with that request_id and kind \"map\" returns it.",
+      inputSchema: mapInput,
+      annotations: { title: "List a website's URLs", ...READS_THE_WEB },
+    },
+    (input, extra) =>
+      run(
+        extra,
+        `Gleaner is mapping ${input.url}`,
+        async ({ client, progress, started }) => {
+          try {
+            const mapped = await client.mapAndWait(mapRequest(input), {
+              pollMs,
+              timeoutMs: waitMs,
+              waitSeconds: SCRAPE_WAIT_SECONDS,
+              onAccepted: (id) => {
+                started.push({ id, kind: 'map' });
+                progress.update(`request ${id}: Gleaner is mapping ${input.url} (if this call ends first, ${resumeHint(id, 'map')})`);
+              },
+              onProgress: (p) => progress.update(`request ${p.requestId}: Gleaner is still mapping ${input.url}`),
+            });
+            return text(renderMap(mapped, input));
+          } catch (err) {
+            if (err instanceof GleanerTimeoutError) return text(stillRunning(err, 'map'));
+            throw err;
+          }
+        },
+        { idFirst: true },
+      ),
+  );
+
   server.registerTool(
     'get_result',
     {
       title: 'Get a request result',
       description:
-        'Reads a Gleaner request by its ID: whether it is still running, and its content once it is done. Use it for a request an earlier call left running (also one cancelled or timed out: its ID is in that call\'s progress messages), or with start_index (and the same pages, for a document) to read on where a long answer was cut.',
+        'Reads a Gleaner request by its ID: whether it is still running, and its content once it is done (a crawl\'s pages also while it runs). Use it for a request an earlier call left running (also one cancelled or timed out: its ID is in that call\'s progress messages), or to read on where a long answer was cut: with start_index (and the same pages, for a document), or for a crawl or map with the cursor (and start_index) the cut names.',
       inputSchema: getResultInput,
       annotations: { title: 'Get a request result', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
@@ -276,12 +379,43 @@ export function createGleanerMcpServer(options: GleanerMcpOptions): McpServer {
   return server;
 }
 
+/**
+ * The results of a crawl or batch from `cursor` on, read a few at a time until they would fill
+ * `maxLength` characters (or no more are listed), with its latest state.
+ */
+async function readCrawlResults(client: GleanerClient, state: CrawlStatus, kind: 'crawl' | 'batch', cursor: number, maxLength: number): Promise<CrawlResults> {
+  // About one result per 2,000 characters of answer: pages are often longer, rarely much shorter.
+  const chunk = Math.min(100, Math.max(5, Math.ceil(maxLength / 2_000)));
+  const entries: CrawlResults['entries'] = [];
+  let latest = state;
+  let chars = 0;
+  let more = true;
+  while (more && chars < maxLength) {
+    latest = await client.getCrawl(state.request_id, String(cursor + entries.length), kind, chunk);
+    entries.push(...latest.pages);
+    chars += latest.pages.reduce((n, p) => n + (p.status === 'completed' ? (p.content.markdown ?? p.content.text ?? '').length : 0) + 200, 0);
+    more = latest.pages.length === chunk && latest.next !== null;
+  }
+  return { kind, status: latest, entries, cursor, more };
+}
+
 async function readResult(client: GleanerClient, input: GetResultInput): Promise<CallToolResult> {
   // Gleaner writes request ids in lower case; a UUID read back in upper case is the same one.
   const id = input.request_id.toLowerCase();
-  const kinds = input.kind ? [input.kind] : (['scrape', 'parse_document'] as const);
+  const kinds = input.kind ? [input.kind] : (['scrape', 'parse_document', 'crawl', 'map'] as const);
+  const cursor = Number(input.cursor ?? 0);
   for (const kind of kinds) {
     try {
+      if (kind === 'crawl' || kind === 'batch') {
+        const state = await client.getCrawl(id, '0', kind, 0);
+        return text(renderCrawl(await readCrawlResults(client, state, kind, cursor, input.max_length), input, input.start_index));
+      }
+      if (kind === 'map') {
+        const status = await client.getMap(id);
+        if (status.status === 'failed') return errorText(`Map request ${id} failed: ${status.error ?? 'the map failed'}`);
+        if (status.status !== 'completed') return text(`Map request ${id} is still running. Call get_result again in a little while.`);
+        return text(renderMap(status, input, cursor));
+      }
       if (kind === 'scrape') {
         const status = await client.getScrape(id);
         if (status.status === 'failed') return errorText(`Scrape request ${id} failed: ${status.error}`);
@@ -307,7 +441,9 @@ async function readResult(client: GleanerClient, input: GetResultInput): Promise
       throw err;
     }
   }
-  return errorText(`No scrape or parse_document request has the ID ${id} (or it has expired: scrape results are kept 15 hours, documents 7 days). For a select request, pass kind "select".`);
+  return errorText(
+    `No scrape, parse_document, crawl or map request has the ID ${id} (or it has expired: scrape results are kept 15 hours, documents 7 days, crawls and maps 24 hours after they end). For a select request, pass kind "select"; for a batch, kind "batch".`,
+  );
 }
 
 function text(value: string): CallToolResult {
@@ -318,7 +454,7 @@ function errorText(value: string): CallToolResult {
   return { content: [{ type: 'text', text: value }], isError: true };
 }
 
-function stillRunning(err: GleanerTimeoutError, kind: 'scrape' | 'parse_document'): string {
+function stillRunning(err: GleanerTimeoutError, kind: ResumableKind): string {
   return `Gleaner is still working on request ${err.requestId} after ${Math.round(err.waitedMs / 1000)} s. Call get_result with request_id "${err.requestId}" and kind "${kind}" later to read the result.`;
 }
 

@@ -4,7 +4,7 @@
  * `max_length` characters: the content is cut with a note saying how to read on, the lists after
  * as many of their items as fit.
  */
-import type { ParseStatus, ScrapeCompletedStatus, SelectResult } from '@gleaner/client';
+import type { CrawlCounts, CrawlPage, CrawlStatus, MapStatus, ParseStatus, ScrapeCompletedStatus, SelectResult } from '@gleaner/client';
 import { AnswerError } from './tool-errors.js';
 import type { PagePresentation } from './tool-inputs.js';
 
@@ -201,4 +201,120 @@ export function renderSelection(url: string | null, selector: string | null, res
   const text = boundedText(content.text, 0, textShare, narrower, '');
   if (!show.include_html) return `${textHead}${text}`;
   return `${textHead}${text}${htmlHead}${boundedText(content.html, 0, available - text.length, narrower, '')}${htmlTail}`;
+}
+
+/** A crawl's or batch's counts in a line: "12 pages read, 1 failed, 3 skipped (robots 2, duplicate 1), 4 queued; 40 URLs found". */
+export function crawlCountsLine(counts: CrawlCounts): string {
+  const why = Object.entries(counts.skipped_by ?? {})
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${reason.replace(/_/g, ' ')} ${number(n)}`)
+    .join(', ');
+  const parts = [`${number(counts.completed)} pages read`, `${number(counts.failed)} failed`, `${number(counts.skipped)} skipped${why ? ` (${why})` : ''}`];
+  if (counts.queued + counts.processing > 0) parts.push(`${number(counts.queued + counts.processing)} queued`);
+  return `${parts.join(', ')}; ${number(counts.discovered)} URLs found`;
+}
+
+/** A crawl's or batch's results as read for an answer: its latest state and the results listed from `cursor` on. */
+export interface CrawlResults {
+  kind: 'crawl' | 'batch';
+  status: CrawlStatus;
+  entries: CrawlPage[];
+  cursor: number;
+  /** Whether more results may be listed after `entries` (the reads stopped before the end). */
+  more: boolean;
+}
+
+/** One result as a section: a page (its title, URL and text), or why it is not one. Numbered from 1. */
+function resultSection(entry: CrawlPage, n: number, format: 'markdown' | 'text'): string {
+  if (entry.status === 'failed') return `## ${n}. Failed: ${entry.url}\n${entry.error}`;
+  if (entry.status === 'skipped') return `## ${n}. Skipped: ${entry.url}\n${entry.reason}`;
+  const meta = entry.content.meta ?? { title: '', description: '' };
+  const body =
+    entry.llm_output !== undefined
+      ? `Extracted by the language model (JSON):\n\`\`\`json\n${JSON.stringify(entry.llm_output, null, 2)}\n\`\`\``
+      : ((format === 'markdown' ? entry.content.markdown : undefined) ?? entry.content.text ?? '') || '(The page has no readable text.)';
+  return `## ${n}. ${oneLine(meta.title ?? '') || entry.url}\nURL: ${meta.final_url ?? entry.url}\n\n${body}`;
+}
+
+/**
+ * A crawl's or batch's results for the model, at most `show.max_length` characters: a header with
+ * its state and counts, then whole results in order from `cursor` (the first one from
+ * `startIndex`), and a note saying how to read on: from the next result (`cursor`), or inside one
+ * too long for the answer (`cursor` and `start_index`), or later while the crawl still runs.
+ */
+export function renderCrawl(results: CrawlResults, show: { format: 'markdown' | 'text'; max_length: number }, startIndex = 0): string {
+  const { kind, status, entries, cursor } = results;
+  const id = status.request_id;
+  const noun = kind === 'crawl' ? 'Crawl' : 'Batch';
+  const state = status.status === 'processing' ? 'still running' : status.status === 'failed' ? `failed: ${status.error ?? 'E008'}` : `${status.status}${status.reason ? `: ${status.reason}` : ''}`;
+  const header = [`# ${noun}${status.url ? ` of ${status.url}` : ''} (${state})`, `Request ID: ${id}`, `Results: ${crawlCountsLine(status.counts)}`];
+  if (cursor > 0 || startIndex > 0) header.push(`(From result ${number(cursor + 1)}${startIndex > 0 ? `, character ${number(startIndex)}` : ''}.)`);
+  const head = `${header.join('\n')}\n\n`;
+
+  const readOn = (at: number, within?: number) => `call get_result with request_id "${id}", kind "${kind}", cursor "${at}"${within !== undefined ? ` and start_index ${within}` : ''}.`;
+  const notes = {
+    cut: (n: number, at: number, of: number) => `[Result ${number(n)} cut at character ${number(at)} of ${number(of)}. To read on, ${readOn(n - 1, at)}]`,
+    boundary: (first: number, last: number) => `[Results ${number(first)} to ${number(last)} shown. To read on, ${readOn(last)}]`,
+    running: (next: number) => `[The ${kind} is still running: these are its results so far. For the ones that follow, ${readOn(next)} Call it in a little while.]`,
+    end: `[End of the ${kind}'s results.]`,
+  };
+  const big = 999_999_999;
+  const noteRoom = 2 + Math.max(notes.cut(big, big, big).length, notes.boundary(big, big).length, notes.running(big).length);
+  const room = show.max_length - head.length - noteRoom;
+
+  let body = '';
+  let note: string | null = null;
+  for (let i = 0; i < entries.length; i++) {
+    const n = cursor + i + 1;
+    const section = resultSection(entries[i], n, show.format);
+    const from = i === 0 ? Math.min(startIndex, section.length) : 0;
+    const separator = body ? '\n\n' : '';
+    if (body.length + separator.length + section.length - from <= room) {
+      body += separator + section.slice(from);
+      continue;
+    }
+    if (i === 0) {
+      const cut = cutText(section, from, room);
+      body = cut.text;
+      note = notes.cut(n, cut.next ?? section.length, section.length);
+    } else {
+      note = notes.boundary(cursor + 1, cursor + i);
+    }
+    break;
+  }
+  const next = cursor + entries.length;
+  if (note === null) {
+    if (results.more) note = notes.boundary(cursor + 1, next);
+    else if (status.status === 'processing') note = notes.running(next);
+    else note = notes.end;
+  }
+  const empty = entries.length > 0 ? '' : status.status === 'processing' ? '(No results listed yet.)' : cursor > 0 ? '(No further results.)' : '(No results.)';
+  return `${head}${body || empty}\n\n${note}`;
+}
+
+/** A map's URLs, one a line with its title where known, at most `show.max_length` characters; `cursor` is the first URL shown (0-based). */
+export function renderMap(status: MapStatus, show: { max_length: number }, cursor = 0): string {
+  const links = status.links ?? [];
+  const header = [`# Map of ${status.url}: ${number(links.length)} URL${links.length === 1 ? '' : 's'}`, `Request ID: ${status.request_id}`];
+  if (cursor > 0) header.push(`(From URL ${number(cursor + 1)}.)`);
+  const head = `${header.join('\n')}\n\n`;
+  const note = (last: number) => `\n\n[URLs ${number(cursor + 1)} to ${number(last)} of ${number(links.length)} shown. To read on, call get_result with request_id "${status.request_id}", kind "map" and cursor "${last}".]`;
+  const room = show.max_length - head.length - note(links.length).length;
+  let body = '';
+  let shown = cursor;
+  while (shown < links.length) {
+    const { url, title } = links[shown];
+    const line = `- ${url}${title ? ` (${oneLine(title)})` : ''}`;
+    if (body.length + 1 + line.length > room) {
+      if (shown > cursor) break;
+      // Not even one line fits: the first is shown cut, so that every answer moves on.
+      body = line.slice(0, Math.max(0, room));
+      shown++;
+      break;
+    }
+    body += `${body ? '\n' : ''}${line}`;
+    shown++;
+  }
+  if (links.length === 0) return `${head}(No URLs were found.)`;
+  return `${head}${body || '(No further URLs.)'}${shown < links.length ? note(shown) : ''}`;
 }

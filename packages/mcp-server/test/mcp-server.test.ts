@@ -40,6 +40,15 @@ const longArticle = Array.from({ length: 40 }, (_, i) => `<p>Paragraph ${i + 1}:
 const gallery = `${longArticle}<ul>${Array.from({ length: 300 }, (_, i) => `<li><a href="/gallery/item-${i}">Gallery item ${i}, with a caption long enough to count</a></li>`).join('')}</ul>${Array.from({ length: 150 }, (_, i) => `<img src="/gallery/photo-${i}.jpg" alt="Photo ${i} of the harbour at dusk">`).join('')}`;
 /** The slow page answers after 2.5 s: past the 2 s window. */
 const SLOW_PAGE_MS = 2_500;
+/** A small site to crawl and map: /site/ links to its pages, each linking to the next. */
+const SITE_PAGES = 6;
+const sitePage = (n: number) =>
+  html(
+    `<article><h1>Site page ${n}</h1>${Array.from({ length: 8 }, (_, i) => `<p>Page ${n}, paragraph ${i + 1}: ${LINE} ${LINE}</p>`).join('')}<p><a href="/site/p${(n + 1) % SITE_PAGES}">Next page</a> <a href="/site/">Home</a></p></article>`,
+    `<title>Site page ${n}</title>`,
+  );
+/** A slow site: its pages answer after 1.5 s each, so a crawl of it is caught running. */
+const SLOW_SITE_PAGES = 12;
 
 let pages: Awaited<ReturnType<typeof startPageServer>>;
 let gateway: GatewayProcess;
@@ -98,6 +107,18 @@ beforeAll(async () => {
       await new Promise((r) => setTimeout(r, 2500));
       res.writeHead(200, { 'content-type': 'application/pdf' }).end(bigPdf);
     },
+    '/site/': html(`<h1>Site home</h1><ul>${Array.from({ length: SITE_PAGES }, (_, n) => `<li><a href="/site/p${n}">Page ${n}</a></li>`).join('')}</ul>`, '<title>Site home</title>'),
+    ...Object.fromEntries(Array.from({ length: SITE_PAGES }, (_, n) => [`/site/p${n}`, sitePage(n)])),
+    '/slow-site/': html(`<h1>Slow site</h1>${Array.from({ length: SLOW_SITE_PAGES }, (_, n) => `<a href="/slow-site/p${n}">Slow page ${n}</a>`).join(' ')}`, '<title>Slow site</title>'),
+    ...Object.fromEntries(
+      Array.from({ length: SLOW_SITE_PAGES }, (_, n) => [
+        `/slow-site/p${n}`,
+        async (req: http.IncomingMessage, res: http.ServerResponse) => {
+          await new Promise((r) => setTimeout(r, 1_500));
+          html(`<article><h1>Slow page ${n}</h1><p>${LINE}</p></article>`, `<title>Slow page ${n}</title>`)(req, res);
+        },
+      ]),
+    ),
     // Never finishes: a parse of it runs until the test is over.
     '/docs/endless.pdf': (_req, res) => {
       endless.add(res);
@@ -167,9 +188,9 @@ describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport
     await client?.close();
   });
 
-  it('lists the five tools with precise input schemas and descriptions for a model', async () => {
+  it('lists the eight tools with precise input schemas and descriptions for a model', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['get_result', 'parse_document', 'scrape', 'scrape_many', 'select']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['cancel_crawl', 'crawl', 'get_result', 'map', 'parse_document', 'scrape', 'scrape_many', 'select']);
     for (const tool of tools) {
       expect(tool.description!.length).toBeGreaterThan(80);
       expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
@@ -184,13 +205,24 @@ describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport
     for (const option of ['use_cache', 'prompt', 'schema', 'llm_key_id']) expect(byName.scrape_many.properties[option]).toEqual(byName.scrape.properties[option]);
     expect(byName.select.required).toEqual(['url', 'selector']);
     expect(byName.parse_document.properties.type).toMatchObject({ enum: ['pdf', 'doc', 'docx', 'jpg', 'jpeg', 'png', 'txt', 'tiff', 'tif', 'heic', 'xlsx', 'xls', 'ods', 'csv', 'pptx', 'odp', 'odt', 'rtf', 'epub', 'html', 'md'] });
-    expect(byName.get_result.properties.kind).toMatchObject({ enum: ['scrape', 'parse_document', 'select'] });
+    expect(byName.get_result.properties.kind).toMatchObject({ enum: ['scrape', 'parse_document', 'select', 'crawl', 'batch', 'map'] });
+    expect(byName.get_result.properties.cursor).toMatchObject({ type: 'string', pattern: '^\\d{1,9}$' });
+    expect(byName.crawl.required).toEqual(['url']);
+    expect(byName.crawl.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 10_000, default: 20 });
+    expect(byName.crawl.properties.sitemap).toMatchObject({ enum: ['include', 'skip', 'only'] });
+    for (const option of ['include_paths', 'exclude_paths', 'max_depth', 'render_js', 'prompt', 'max_length']) expect(Object.keys(byName.crawl.properties)).toContain(option);
+    expect(Object.keys(byName.crawl.properties)).not.toContain('use_cache');
+    expect(byName.map.properties.limit).toMatchObject({ type: 'integer', maximum: 30_000, default: 1_000 });
+    expect(byName.cancel_crawl.required).toEqual(['request_id']);
+    expect(tools.find((t) => t.name === 'cancel_crawl')!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     // A JSON Schema pattern has no flags: upper-case IDs must match the pattern itself.
     const idPattern = new RegExp(String(byName.get_result.properties.request_id.pattern));
     expect(['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', '0190A1B2-C3D4-7E5F-8A9B-0C1D2E3F4A5B'].map((id) => idPattern.test(id))).toEqual([true, true]);
     // The tools that start requests say how to resume one whose call ended first.
     const described = Object.fromEntries(tools.map((t) => [t.name, t.description!]));
-    for (const [name, kind] of [['scrape', 'scrape'], ['scrape_many', 'scrape'], ['parse_document', 'parse_document']]) {
+    // A crawl goes on when its call ends, and the description says what stops it.
+    expect(described.crawl).toMatch(/Cancelling this call, or its timing out, does not stop the crawl: .*cancel_crawl stops it/);
+    for (const [name, kind] of [['scrape', 'scrape'], ['scrape_many', 'scrape'], ['parse_document', 'parse_document'], ['crawl', 'crawl'], ['map', 'map']]) {
       expect(described[name]).toMatch(/progress messages? (names|list) the request ID/i);
       expect(described[name]).toContain(`get_result with ${name === 'scrape_many' ? 'a' : 'that'} request_id and kind "${kind}"`);
     }
@@ -390,6 +422,83 @@ describe.each<TransportName>(['stdio', 'streamable http'])('over %s', (transport
     for (const res of endless) res.destroy();
   }, 60_000);
 
+  it('crawl reports its counts as it goes, names its request first, and answers the pages in order within max_length; get_result reads on by cursor to the end', async () => {
+    const progress: Progress[] = [];
+    const MAX = 3_000;
+    const first = textOf(await call(client, 'crawl', { url: `${pages.url}/site/`, limit: 10, include_paths: ['^/site/'], max_length: MAX }, (p) => progress.push(p)));
+    const id = /^request ([0-9a-f-]{36}): Gleaner is crawling /.exec(progress[0].message ?? '')?.[1];
+    expect(progress[0].message).toBe(`request ${id}: Gleaner is crawling ${pages.url}/site/ (if this call ends first, call get_result with request_id "${id}" and kind "crawl"; cancel_crawl stops it)`);
+    expect(first).toMatch(new RegExp(`^# Crawl of ${pages.url}/site/ \\(completed: every page in scope was crawled\\)\nRequest ID: ${id}\nResults: ${SITE_PAGES + 1} pages read, 0 failed, 0 skipped; ${SITE_PAGES + 1} URLs found\n\n## 1\\. Site home\nURL: ${pages.url}/site/\n`));
+    // Whole results in order, then where to read on.
+    const answers = [first];
+    for (let note = /\[Results 1 to (\d+) shown\. To read on, call get_result with request_id "([0-9a-f-]{36})", kind "crawl", cursor "(\d+)"\.\]$/.exec(first); note; ) {
+      expect([note[2], note[3]]).toEqual([id, note[1]]);
+      // Without kind: found among the kinds tried.
+      const next = textOf(await call(client, 'get_result', { request_id: id!, cursor: note[3], max_length: MAX }));
+      answers.push(next);
+      note = /\[Results \d+ to (\d+) shown\. To read on, call get_result with request_id "([0-9a-f-]{36})", kind "crawl", cursor "(\d+)"\.\]$/.exec(next);
+    }
+    expect(answers.length).toBeGreaterThan(1);
+    expect(answers.at(-1)).toMatch(/\[End of the crawl's results\.\]$/);
+    for (const answer of answers) expect(answer.length).toBeLessThanOrEqual(MAX);
+    const sections = answers.flatMap((a) => [...a.matchAll(/^## (\d+)\. (.+)$/gm)].map((m) => [Number(m[1]), m[2]]));
+    expect(sections.map(([n]) => n)).toEqual(Array.from({ length: SITE_PAGES + 1 }, (_, i) => i + 1));
+    expect(sections.map(([, title]) => title).sort()).toEqual(['Site home', ...Array.from({ length: SITE_PAGES }, (_, n) => `Site page ${n}`)].sort());
+
+    // A result longer than the answer is cut inside, and read on from the character the cut names.
+    const cut = textOf(await call(client, 'get_result', { request_id: id!, kind: 'crawl', cursor: '2', max_length: 700 }));
+    expect(cut.length).toBeLessThanOrEqual(700);
+    const inside = /\[Result 3 cut at character ([\d,]+) of ([\d,]+)\. To read on, call get_result with request_id "[0-9a-f-]{36}", kind "crawl", cursor "2" and start_index (\d+)\.\]$/.exec(cut);
+    expect(inside).not.toBeNull();
+    const rest = textOf(await call(client, 'get_result', { request_id: id!, kind: 'crawl', cursor: '2', start_index: Number(inside![3]), max_length: 20_000 }));
+    expect(rest).toContain(`(From result 3, character ${inside![1]}.)`);
+    expect(rest).toMatch(/## 4\. Site page/);
+  });
+
+  it('reports a running crawl\'s counts; a cancelled crawl call leaves the crawl going in Gleaner; cancel_crawl stops it, and get_result reads what it read', async () => {
+    const controller = new AbortController();
+    const progress: string[] = [];
+    const running = client.callTool({ name: 'crawl', arguments: { url: `${pages.url}/slow-site/`, limit: SLOW_SITE_PAGES + 1, include_paths: ['^/slow-site/'] } }, CallToolResultSchema, {
+      signal: controller.signal,
+      timeout: 60_000,
+      onprogress: (p) => {
+        progress.push(p.message ?? '');
+        // Cancelled once the counts are reported.
+        if (/pages read/.test(p.message ?? '')) controller.abort('the user stopped the agent');
+      },
+    });
+    await expect(running).rejects.toThrow(/the user stopped the agent/);
+    const id = /^request ([0-9a-f-]{36}): Gleaner is crawling /.exec(progress[0])?.[1];
+    expect(id).toBeDefined();
+    expect(progress.at(-1)).toMatch(new RegExp(`^request ${id}: \\d+ pages read, \\d+ failed, \\d+ skipped(, \\d+ queued)?; \\d+ URLs found$`));
+    // It goes on: pages keep being read after the call ended.
+    const going = await waitFor(() => call(client, 'get_result', { request_id: id!, kind: 'crawl' }).then(textOf), (t) => /Results: [1-9]\d* pages read/.test(t), 20_000);
+    expect(going).toMatch(/^# Crawl of .* \(still running\)/);
+    const stopped = textOf(await call(client, 'cancel_crawl', { request_id: id!.toUpperCase() }));
+    expect(stopped).toMatch(new RegExp(`^The crawl ${id} is stopped\\. Results: \\d+ pages read, .*\\. To read its pages, call get_result with request_id "${id}" and kind "crawl"\\.$`));
+    const after = textOf(await call(client, 'get_result', { request_id: id!, kind: 'crawl' }));
+    expect(after).toMatch(/^# Crawl of .* \(cancelled: cancelled by the caller\)/);
+    expect(after).toMatch(/## 1\. Slow site/);
+    expect(after).toMatch(/\[End of the crawl's results\.\]$/);
+    // Again: already ended, left as it was.
+    expect(textOf(await call(client, 'cancel_crawl', { request_id: id! }))).toContain(`The crawl ${id} had already ended (cancelled: cancelled by the caller).`);
+  }, 40_000);
+
+  it('map lists the URLs with their titles, names its request first, and reads on by cursor', async () => {
+    const progress: Progress[] = [];
+    const first = textOf(await call(client, 'map', { url: `${pages.url}/site/`, include_paths: ['^/site/'], max_length: 300 }, (p) => progress.push(p)));
+    const id = /^request ([0-9a-f-]{36}): Gleaner is mapping /.exec(progress[0]?.message ?? '')?.[1];
+    expect(progress[0].message).toBe(`request ${id}: Gleaner is mapping ${pages.url}/site/ (if this call ends first, call get_result with request_id "${id}" and kind "map")`);
+    expect(first.length).toBeLessThanOrEqual(300);
+    expect(first).toMatch(new RegExp(`^# Map of ${pages.url}/site/: ${SITE_PAGES + 1} URLs\nRequest ID: ${id}\n\n- ${pages.url}/site/ \\(Site home\\)\n`));
+    const note = /\[URLs 1 to (\d+) of (\d+) shown\. To read on, call get_result with request_id "[0-9a-f-]{36}", kind "map" and cursor "(\d+)"\.\]$/.exec(first);
+    expect(note).not.toBeNull();
+    const rest = textOf(await call(client, 'get_result', { request_id: id!, kind: 'map', cursor: note![3] }));
+    const urls = [first, rest].flatMap((t) => [...t.matchAll(/^- (\S+)/gm)].map((m) => m[1]));
+    expect(urls.sort()).toEqual([`${pages.url}/site/`, ...Array.from({ length: SITE_PAGES }, (_, n) => `${pages.url}/site/p${n}`)].sort());
+    expect(rest).not.toContain('To read on');
+  });
+
   it("returns Gleaner's error as a tool error for a bad URL, and the session goes on", async () => {
     const unresolvable = await call(client, 'scrape', { url: 'http://no-such-host.invalid/' });
     expect(unresolvable).toEqual({ content: [{ type: 'text', text: 'Gleaner answered HTTP 400: E003: the host of url could not be resolved' }], isError: true });
@@ -567,7 +676,7 @@ describe('the gleaner-mcp package', () => {
       }),
     );
     try {
-      expect((await client.listTools()).tools).toHaveLength(5);
+      expect((await client.listTools()).tools).toHaveLength(8);
       expect(textOf(await call(client, 'scrape', { url: `${pages.url}/article` }))).toContain('# Harbour news');
     } finally {
       await client.close();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ScrapeCompletedStatus } from '@gleaner/client';
-import { cutText, PAGE_BREAK, pageNumbers, renderDocument, renderPage, renderSelection } from '../src/render.js';
+import type { CrawlPage, CrawlStatus, ScrapeCompletedStatus } from '@gleaner/client';
+import { cutText, PAGE_BREAK, pageNumbers, renderCrawl, renderDocument, renderMap, renderPage, renderSelection } from '../src/render.js';
 import { AnswerError } from '../src/tool-errors.js';
 
 describe('cutText', () => {
@@ -111,5 +111,64 @@ describe('max_length bounds the whole answer', () => {
     const selected = renderSelection('https://example.com/', 'p', { request_id: 'id-3', scraped_content: { html, text: 'matched element\n'.repeat(500) } }, { include_html: true, max_length: 2000 });
     expect(selected.length).toBeLessThanOrEqual(2000);
     expect(selected).toContain('## HTML of the matched elements');
+  });
+});
+
+describe('renderCrawl and renderMap', () => {
+  const id = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+  const counts = { discovered: 9, queued: 0, processing: 0, completed: 7, failed: 1, skipped: 1, skipped_by: { robots: 1 } };
+  const status: CrawlStatus = { request_id: id, status: 'completed', url: 'https://example.com/', created_at: 1, reason: 'every page in scope was crawled', counts, pages: [], next: null };
+  const page = (n: number, words: number): CrawlPage => ({ url: `https://example.com/p${n}`, status: 'completed', content: { text: '', markdown: Array.from({ length: words }, (_, i) => `w${n}.${i}`).join(' '), meta: { title: `Page ${n}`, description: '' }, links: [], images: [] } });
+  const entries: CrawlPage[] = [page(0, 40), page(1, 400), { url: 'https://example.com/gone', status: 'failed', error: 'E008: target answered HTTP 404' }, { url: 'https://example.com/private', status: 'skipped', reason: 'robots.txt disallows it (line 2)' }, ...[4, 5, 6].map((n) => page(n, 30))];
+
+  /** Reads every result as a model would, following each note, from answers of `max` characters. */
+  function readAll(max: number): { answers: string[]; sections: string[] } {
+    const answers: string[] = [];
+    let [cursor, start] = [0, 0];
+    for (let guard = 0; guard < 200; guard++) {
+      const text = renderCrawl({ kind: 'crawl', status, entries: entries.slice(cursor), cursor, more: false }, { format: 'markdown', max_length: max }, start);
+      answers.push(text);
+      const on = /cursor "(\d+)"(?: and start_index (\d+))?\.\]$/.exec(text);
+      if (!on) break;
+      [cursor, start] = [Number(on[1]), Number(on[2] ?? 0)];
+    }
+    return { answers, sections: answers.flatMap((a) => [...a.matchAll(/^## (\d+)\. /gm)].map((m) => m[1])) };
+  }
+
+  it('keeps every answer within max_length and, read on as the notes say, shows every result once in order', () => {
+    for (const max of [600, 1_000, 2_500, 20_000]) {
+      const { answers, sections } = readAll(max);
+      for (const a of answers) expect({ max, length: a.length <= max }).toEqual({ max, length: true });
+      expect(answers.at(-1)).toMatch(/\[End of the crawl's results\.\]$/);
+      expect(new Set(sections)).toEqual(new Set(['1', '2', '3', '4', '5', '6', '7']));
+    }
+    // The long page, cut inside, is read whole across answers: each of its words once.
+    const words = readAll(600).answers.join(' ').match(/\bw1\.\d+\b/g)!;
+    expect(new Set(words).size).toBe(400);
+    expect(words.length).toBe(400);
+  });
+
+  it('says a running crawl has more to come, and lists failed and skipped results with why', () => {
+    const text = renderCrawl({ kind: 'crawl', status: { ...status, status: 'processing', reason: undefined }, entries: entries.slice(2, 4), cursor: 2, more: false }, { format: 'markdown', max_length: 5_000 });
+    expect(text).toContain('# Crawl of https://example.com/ (still running)');
+    expect(text).toContain('Results: 7 pages read, 1 failed, 1 skipped (robots 1); 9 URLs found');
+    expect(text).toContain('## 3. Failed: https://example.com/gone\nE008: target answered HTTP 404');
+    expect(text).toContain('## 4. Skipped: https://example.com/private\nrobots.txt disallows it (line 2)');
+    expect(text).toMatch(/\[The crawl is still running: these are its results so far\. For the ones that follow, call get_result with request_id "[^"]+", kind "crawl", cursor "4"\. Call it in a little while\.\]$/);
+  });
+
+  it('lists a map within max_length, whatever the size, and every URL once across answers', () => {
+    const links = Array.from({ length: 120 }, (_, i) => ({ url: `https://example.com/section/${i}`, ...(i % 3 ? { title: `Section ${i}` } : {}) }));
+    for (const max of [100, 400, 5_000]) {
+      const seen: string[] = [];
+      for (let cursor: number | null = 0, guard = 0; cursor !== null && guard < 500; guard++) {
+        const text = renderMap({ request_id: id, status: 'completed', url: 'https://example.com/', links }, { max_length: max }, cursor);
+        if (max >= 400) expect(text.length).toBeLessThanOrEqual(max);
+        seen.push(...[...text.matchAll(/^- (\S+)/gm)].map((m) => m[1]));
+        const on = /cursor "(\d+)"\.\]$/.exec(text);
+        cursor = on ? Number(on[1]) : null;
+      }
+      if (max >= 400) expect(seen).toEqual(links.map((l) => l.url));
+    }
   });
 });

@@ -113,11 +113,22 @@ describe('Gleaner node description', () => {
 		expect(typeof new Gleaner().execute).toBe('function');
 	});
 
-	it('offers scrape and status for web pages, parse and status for documents', () => {
-		expect(optionValues(property(action, 'resource'))).toEqual(['document', 'webPage']);
+	it('offers scrape and status for web pages, parse and status for documents, crawl and map for websites', () => {
+		expect(optionValues(property(action, 'resource'))).toEqual(['document', 'webPage', 'website']);
 		const operations = action.properties.filter((p) => p.name === 'operation');
 		const byResource = Object.fromEntries(operations.map((p) => [(p.displayOptions?.show?.resource as string[])[0], optionValues(p)]));
-		expect(byResource).toEqual({ webPage: ['getStatus', 'scrape'], document: ['getStatus', 'parse'] });
+		expect(byResource).toEqual({ webPage: ['getStatus', 'scrape'], document: ['getStatus', 'parse'], website: ['cancelCrawl', 'crawl', 'getCrawl', 'map'] });
+	});
+
+	it('shows a crawl its wait budget and results choice only when it waits, and tags for crawls and maps', () => {
+		expect(visibleParameters('website', 'crawl')).toMatchObject({ url: '', maxPages: 100, outputType: 'markdown', waitForResult: true, maxWaitSeconds: 1800, resultsToOutput: 'completed', tags: '', crawlOptions: {} });
+		const startOnly = visibleParameters('website', 'crawl', { waitForResult: false }) ?? {};
+		for (const hidden of ['maxWaitSeconds', 'pollIntervalSeconds', 'resultsToOutput']) expect(startOnly).not.toHaveProperty(hidden);
+		expect(visibleParameters('website', 'map')).toMatchObject({ url: '', maxUrls: 5000, tags: '', mapOptions: {} });
+		expect(visibleParameters('website', 'map')).not.toHaveProperty('waitForResult');
+		expect(visibleParameters('website', 'getCrawl')).toMatchObject({ requestId: '', crawlOutput: 'pages', resultsToOutput: 'completed' });
+		expect(visibleParameters('website', 'getCrawl', { crawlOutput: 'state' })).not.toHaveProperty('resultsToOutput');
+		expect(Object.keys(visibleParameters('website', 'cancelCrawl') ?? {}).sort()).toEqual(['operation', 'requestId', 'resource']);
 	});
 
 	it('shows the prompt and LLM key only in LLM mode, and the wait budget only when waiting', () => {
@@ -170,7 +181,7 @@ describe('Gleaner node description', () => {
 
 	it("describes the action as the action, not with the trigger's words (issue item 8)", () => {
 		expect(action.description).not.toBe(trigger.description);
-		expect(action.description).toMatch(/^Scrape web pages and parse documents/);
+		expect(action.description).toMatch(/^Scrape web pages, crawl and map websites, and parse documents/);
 		expect(trigger.description).toMatch(/^Starts the workflow/);
 	});
 
@@ -201,7 +212,9 @@ describe('Gleaner Trigger description', () => {
 	it('lets the user pick the subscribed families', () => {
 		const families = property(trigger, 'families');
 		expect(families.type).toBe('multiOptions');
-		expect(optionValues(families).sort()).toEqual(['parse', 'scrape', 'scrape-v1']);
+		expect(optionValues(families).sort()).toEqual(['batch', 'crawl', 'map', 'parse', 'scrape', 'scrape-v1']);
+		// Crawls are chosen, not given: a workflow made for scrapes is not sent crawl notices.
+		expect(families.default).toEqual(['scrape', 'scrape-v1', 'parse']);
 	});
 });
 

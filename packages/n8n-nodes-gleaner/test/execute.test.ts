@@ -351,3 +351,115 @@ describe('parsing binary data', () => {
 		expect(fake.requestsTo('POST', '/documents/parse')).toHaveLength(0);
 	});
 });
+
+describe('website: crawl and map', () => {
+	const crawlId = '0190a1b2-0000-7000-8000-00000000c001';
+	const counts = { discovered: 5, queued: 0, processing: 0, completed: 2, failed: 1, skipped: 1, skipped_by: { robots: 1 } };
+	const head = { request_id: crawlId, url: 'https://docs.example.com/', created_at: 1, counts };
+	const page = (n: number) => ({ url: `https://docs.example.com/p${n}`, status: 'completed', depth: 1, content: { text: `Page ${n}`, markdown: `# Page ${n}`, meta: { title: `Page ${n}` }, links: [], images: [] } });
+	const failed = { url: 'https://docs.example.com/gone', status: 'failed', depth: 1, error: 'E008: target answered HTTP 404' };
+	const skipped = { url: 'https://docs.example.com/private', status: 'skipped', reason: 'robots.txt disallows it (line 2)' };
+	const fast = { maxWaitSeconds: 5, pollIntervalSeconds: 0.05 };
+	const crawlParams = (extra: INodeParameters = {}): INodeParameters => ({ resource: 'website', operation: 'crawl', url: ' https://docs.example.com/ ', maxPages: 50, ...extra });
+	/** Reads of a crawl: running with its first page, running with nothing new, then ended with the rest. */
+	const scriptCrawl = () =>
+		fake.on(
+			'GET',
+			`/web-scrapper/crawl/${crawlId}`,
+			{ status: 200, body: { ...head, status: 'processing', pages: [page(0)], next: '1' } },
+			{ status: 200, body: { ...head, status: 'processing', pages: [], next: '1' } },
+			{ status: 200, body: { ...head, status: 'completed', reason: 'every page in scope was crawled', tags: ['docs'], pages: [page(1), failed, skipped], next: null } },
+		);
+
+	beforeEach(() => {
+		fake.on('POST', '/web-scrapper/crawl', { status: 202, body: { request_id: crawlId, status: 'processing', url: 'https://docs.example.com/' } });
+	});
+
+	it('starts a crawl with its options and, told not to wait, outputs the answer naming its request', async () => {
+		const crawlOptions = { includePaths: '^/docs/\n  ^/guide/ \n', excludePaths: '', maxDepth: 2, sitemap: 'skip', renderJs: 'never', maxConcurrency: 3 };
+		const [items] = await run(crawlParams({ waitForResult: false, crawlOptions, tags: 'docs' })).result;
+		expect(items).toEqual([{ json: { request_id: crawlId, status: 'processing', url: 'https://docs.example.com/', tags: [] }, pairedItem: { item: 0 } }]);
+		expect(fake.requestsTo('POST', '/web-scrapper/crawl')[0].body).toEqual({
+			url: 'https://docs.example.com/',
+			limit: 50,
+			output_type: 'markdown',
+			include_paths: ['^/docs/', '^/guide/'],
+			sitemap: 'skip',
+			max_depth: 2,
+			max_concurrency: 3,
+			render_js: false,
+			tags: ['n8n-workflow:wf-test', 'docs'],
+		});
+		expect(fake.requestsTo('GET', `/web-scrapper/crawl/${crawlId}`)).toHaveLength(0);
+	});
+
+	it('follows a crawl to its end and outputs each page read as an item, in order, paired with its input item, with the crawl\'s tags', async () => {
+		scriptCrawl();
+		const [items] = await run(crawlParams(fast)).result;
+		expect(items).toEqual([0, 1].map((n) => ({ json: { request_id: crawlId, ...page(n), tags: ['docs'] }, pairedItem: { item: 0 } })));
+		// Read through the cursor: from 0, on from 1 at once, then 1 again after a poll interval.
+		expect(fake.requestsTo('GET', `/web-scrapper/crawl/${crawlId}`).map((r) => r.query)).toEqual(['cursor=0', 'cursor=1', 'cursor=1']);
+	});
+
+	it('with All Results, also outputs the URLs that failed or were skipped, saying why', async () => {
+		scriptCrawl();
+		const [items] = await run(crawlParams({ ...fast, resultsToOutput: 'all' })).result;
+		expect(items.map((item) => [item.json.url, item.json.status, item.json.error ?? item.json.reason ?? null])).toEqual([
+			['https://docs.example.com/p0', 'completed', null],
+			['https://docs.example.com/p1', 'completed', null],
+			['https://docs.example.com/gone', 'failed', 'E008: target answered HTTP 404'],
+			['https://docs.example.com/private', 'skipped', 'robots.txt disallows it (line 2)'],
+		]);
+	});
+
+	it('fails the item for a crawl that ends failed; outputs its state flagged when the wait runs out', async () => {
+		fake.on('GET', `/web-scrapper/crawl/${crawlId}`, { status: 200, body: { ...head, status: 'failed', error: 'E008: the start URL could not be crawled: target answered HTTP 404', pages: [], next: null } });
+		const error = await run(crawlParams(fast)).result.catch((e: unknown) => e);
+		expect((error as NodeApiError).message).toBe('E008: the start URL could not be crawled: target answered HTTP 404');
+
+		fake.on('GET', `/web-scrapper/crawl/${crawlId}`, { status: 200, body: { ...head, status: 'processing', pages: [], next: '0' } });
+		const [[item]] = await run(crawlParams({ maxWaitSeconds: 0.3, pollIntervalSeconds: 0.1 })).result;
+		expect(item.json).toEqual({ ...head, status: 'processing', pages: [], next: '0', tags: [], wait_timed_out: true });
+	});
+
+	it('Get Crawl outputs every result listed so far through the cursor, or its state; Cancel Crawl its state', async () => {
+		fake.on(
+			'GET',
+			`/web-scrapper/crawl/${crawlId}`,
+			{ status: 200, body: { ...head, status: 'processing', pages: [page(0), page(1)], next: '2' } },
+			{ status: 200, body: { ...head, status: 'processing', pages: [], next: '2' } },
+		);
+		const [items] = await run({ resource: 'website', operation: 'getCrawl', requestId: ` ${crawlId} ` }).result;
+		expect(items.map((item) => item.json.url)).toEqual(['https://docs.example.com/p0', 'https://docs.example.com/p1']);
+		expect(fake.requestsTo('GET', `/web-scrapper/crawl/${crawlId}`).map((r) => r.query)).toEqual(['cursor=0', 'cursor=2']);
+
+		fake.on('GET', `/web-scrapper/crawl/${crawlId}`, { status: 200, body: { ...head, status: 'processing', pages: [], next: '0' } });
+		const [[state]] = await run({ resource: 'website', operation: 'getCrawl', requestId: crawlId, crawlOutput: 'state' }).result;
+		expect(state.json).toMatchObject({ request_id: crawlId, status: 'processing', counts });
+		expect(fake.requestsTo('GET', `/web-scrapper/crawl/${crawlId}`).at(-1)!.query).toBe('cursor=0&limit=0');
+
+		fake.on('DELETE', `/web-scrapper/crawl/${crawlId}`, { status: 200, body: { ...head, status: 'cancelled', reason: 'cancelled by the caller', pages: [], next: '0' } });
+		const [[cancelled]] = await run({ resource: 'website', operation: 'cancelCrawl', requestId: crawlId }).result;
+		expect(cancelled.json).toMatchObject({ request_id: crawlId, status: 'cancelled', reason: 'cancelled by the caller', tags: [] });
+	});
+
+	it('reports an unknown crawl with the id asked for, and the scope Website operations need', async () => {
+		fake.on('GET', '/web-scrapper/crawl/nope', { status: 404, body: { error: 'E002: Request ID not found' } });
+		const error = (await run({ resource: 'website', operation: 'getCrawl', requestId: 'nope' }).result.catch((e: unknown) => e)) as NodeApiError;
+		expect(error.message).toBe('E002: Request ID not found');
+		expect(String(error.description)).toContain('nope');
+		fake.on('POST', '/web-scrapper/map', { status: 403, body: { error: 'E004: API key lacks permission for this API', details: ["this API needs a key with the 'scrape' scope; this key has 'parse'"] } });
+		const refused = (await run({ resource: 'website', operation: 'map', url: 'https://docs.example.com/' }).result.catch((e: unknown) => e)) as Error;
+		expect(refused.message).toBe("The Gleaner API key lacks the 'scrape' scope, which the Website operations needs");
+	});
+
+	it('maps a site and outputs one item per URL, with its title where known', async () => {
+		fake.on('POST', '/web-scrapper/map', { status: 200, body: { request_id: 'map-1', status: 'completed', url: 'https://docs.example.com/', tags: ['n8n-workflow:wf-test'], links: [{ url: 'https://docs.example.com/', title: 'Docs' }, { url: 'https://docs.example.com/guide' }] } });
+		const [items] = await run({ resource: 'website', operation: 'map', url: 'https://docs.example.com/', mapOptions: { excludePaths: '/archive/', ignoreQuery: true } }).result;
+		expect(items.map((i) => i.json)).toEqual([
+			{ request_id: 'map-1', url: 'https://docs.example.com/', title: 'Docs', tags: ['n8n-workflow:wf-test'] },
+			{ request_id: 'map-1', url: 'https://docs.example.com/guide', tags: ['n8n-workflow:wf-test'] },
+		]);
+		expect(fake.requestsTo('POST', '/web-scrapper/map')[0].body).toEqual({ url: 'https://docs.example.com/', limit: 5000, exclude_paths: ['/archive/'], ignore_query: true, tags: ['n8n-workflow:wf-test'] });
+	});
+});

@@ -1,5 +1,5 @@
-import { recordDurationMs, type Family, type RequestRecord, type WebhookDeliveryState } from '@gleaner/store';
-import { mapStatusBody, siteJobStatus, type CrawlRecord, type MapRecord } from './crawl-view.js';
+import { recordDurationMs, type CrawlCounters, type Family, type RequestRecord, type WebhookDeliveryState } from '@gleaner/store';
+import { crawlCounts, crawlStatusBody, mapStatusBody, siteJobStatus, type CrawlRecord, type MapRecord } from './crawl-view.js';
 import { parseErrorString, parseStatusBody, type ParseRecord } from './parse-view.js';
 import { v1StatusBody, type ScrapeV1Record } from './scrape-v1-view.js';
 import { scrapeErrorString, scrapeStatusBody, type ScrapeRecord } from './scrape-view.js';
@@ -25,6 +25,20 @@ export interface AccountRequestSummary {
   webhook?: WebhookDeliveryView;
   /** Deliveries to the account's webhook subscriptions. */
   subscription_deliveries: number;
+  /** Crawls and batches: what they have done (as their status endpoint counts it). */
+  counts?: Record<string, unknown>;
+  /** Batches: how many URLs were given. */
+  urls?: number;
+  /** Maps, once completed: how many URLs were found. */
+  links?: number;
+}
+
+/** A crawl's or batch's results as the detail shows them: its counters and a page of its listed results. */
+export interface SiteJobResults {
+  counters: CrawlCounters | null;
+  entries: string[];
+  from: number;
+  total: number;
 }
 
 export interface WebhookDeliveryView {
@@ -59,9 +73,11 @@ function errorString(record: RequestRecord): string | undefined {
   return `${record.error?.code ?? '500'}: ${record.error?.message ?? 'processing failed'}`;
 }
 
-export function accountRequestSummary(record: RequestRecord): AccountRequestSummary {
+/** `counters`: a crawl's or batch's, read by the caller (undefined: not shown). */
+export function accountRequestSummary(record: RequestRecord, counters?: CrawlCounters | null): AccountRequestSummary {
   const error = errorString(record);
   const durationMs = recordDurationMs(record);
+  const links = record.family === 'map' ? (record as unknown as MapRecord).result?.links : undefined;
   return {
     request_id: record.id,
     family: record.family,
@@ -73,12 +89,16 @@ export function accountRequestSummary(record: RequestRecord): AccountRequestSumm
     ...(error ? { error } : {}),
     ...(record.webhook ? { webhook: webhookDeliveryView(record.webhook) } : {}),
     subscription_deliveries: Object.keys(record.subscriptionDeliveries ?? {}).length,
+    ...(counters !== undefined ? { counts: crawlCounts(counters) } : {}),
+    ...(record.family === 'batch' ? { urls: Number((record as unknown as CrawlRecord).input.urls ?? 0) } : {}),
+    ...(links ? { links: links.length } : {}),
   };
 }
 
-export function accountRequestDetail(record: RequestRecord, includeTrace: boolean): AccountRequestDetail {
+/** `site`: a crawl's or batch's counters and results from a cursor, read by the caller. */
+export function accountRequestDetail(record: RequestRecord, includeTrace: boolean, site?: SiteJobResults): AccountRequestDetail {
   const base = {
-    ...accountRequestSummary(record),
+    ...accountRequestSummary(record, site?.counters),
     input: record.input,
     ...(record.error?.details?.length ? { error_details: record.error.details } : {}),
     subscription_delivery_list: Object.entries(record.subscriptionDeliveries ?? {}).map(([id, d]) => ({ subscription_id: id, ...webhookDeliveryView(d) })),
@@ -93,8 +113,9 @@ export function accountRequestDetail(record: RequestRecord, includeTrace: boolea
     return { ...base, ...(data !== undefined ? (p.input.output === 'markdown' ? { markdown: data } : { text: data }) : {}), response: parseStatusBody(p) };
   }
   if (record.family === 'crawl' || record.family === 'batch') {
-    // The pages are read from the crawl's results (GET /web-scrapper/crawl/{id}), not kept in the record.
+    // The pages come from the crawl's results (as GET /web-scrapper/crawl/{id}?cursor= answers them), not the record.
     const c = record as unknown as CrawlRecord;
+    if (site) return { ...base, response: JSON.parse(crawlStatusBody(c, site.counters, site.entries, site.from, site.total)) as Record<string, unknown> };
     return { ...base, response: { request_id: c.id, status: siteJobStatus(c.status), ...(c.result?.reason ? { reason: c.result.reason } : {}) } };
   }
   if (record.family === 'map') return { ...base, response: mapStatusBody(record as unknown as MapRecord) };

@@ -507,6 +507,11 @@ export class CrawlState {
     await this.script('gleanerCrawlFinish')(...this.allKeys(id), ttlSeconds);
   }
 
+  /** Removes the whole state of a crawl that was never started (its submit lost an Idempotency-Key race, or was not queued). */
+  async discard(id: string): Promise<void> {
+    await this.redis.del(...this.allKeys(id));
+  }
+
   /** Admits a new crawl of the account while it runs fewer than `max`; false otherwise. */
   async admit(accountId: string, id: string, max: number, maxAgeMs: number): Promise<boolean> {
     return (await this.script('gleanerCrawlAdmit')(this.keys.activeCrawls(accountId), id, max, Date.now(), maxAgeMs)) === 1;

@@ -16,7 +16,16 @@ export interface WebhookSubscription {
   createdAt: number;
 }
 
-export const SUBSCRIPTION_FAMILIES: Family[] = ['scrape', 'scrape-v1', 'parse'];
+/**
+ * The families a subscription may name. A crawl or batch is delivered its end notice
+ * (`crawl.completed`, …), a map its status body with the links.
+ */
+export const SUBSCRIPTION_FAMILIES: Family[] = ['scrape', 'scrape-v1', 'parse', 'crawl', 'batch', 'map'];
+/**
+ * A subscription that names no families gets these: the single requests, whose bodies the
+ * receivers written before crawls existed (the n8n trigger) expect.
+ */
+export const DEFAULT_SUBSCRIPTION_FAMILIES: Family[] = ['scrape', 'scrape-v1', 'parse'];
 /**
  * Deliveries in a row that a subscription's URL answers 404 or 410 before the subscription is
  * removed: its receiver is gone (an n8n workflow deactivated while Gleaner could not be told).
@@ -37,7 +46,7 @@ export class WebhookSubscriptionStore {
     this.keys = new Keyspace(prefix);
   }
 
-  async add(accountId: string, url: string, families: Family[] = SUBSCRIPTION_FAMILIES): Promise<WebhookSubscription> {
+  async add(accountId: string, url: string, families: Family[] = DEFAULT_SUBSCRIPTION_FAMILIES): Promise<WebhookSubscription> {
     const sub: WebhookSubscription = { id: `whsub_${newRequestId()}`, url, families: [...new Set(families)], createdAt: unixNow() };
     if (!(await hsetUnderCap(this.redis, this.keys.subscriptions(accountId), MAX_SUBSCRIPTIONS, sub.id, JSON.stringify(sub)))) {
       throw new SubscriptionError(`at most ${MAX_SUBSCRIPTIONS} webhook subscriptions per account`);

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { callApi } from '../api.js';
-import { curlCommand, initialValues, isShown, PARSE_OPTIONS, requestBody, SCRAPE_OPTIONS, type ApiOption, type OptionValues } from '../api-options.js';
+import { CRAWL_OPTIONS, curlCommand, initialValues, isShown, PARSE_OPTIONS, requestBody, SCRAPE_OPTIONS, type ApiOption, type OptionValues } from '../api-options.js';
 import { CopyButton, ErrorNote, messageOf, Notice, ResultTabs, Section, TextBlock } from '../components.js';
+import { CrawlWatch } from './site-jobs.js';
 
-type Mode = 'scrape' | 'parse';
+type Mode = 'scrape' | 'parse' | 'crawl';
 
 interface Endpoint {
   submitPath: string;
@@ -38,7 +39,19 @@ const ENDPOINTS: Record<Mode, Endpoint> = {
     text: (b, sent) => (sent.output === 'markdown' ? undefined : str(b.data)),
     markdown: (b, sent) => (sent.output === 'markdown' ? str(b.data) : undefined),
   },
+  // A crawl answers 202 at once: CrawlWatch follows it (its counts and its results by cursor).
+  crawl: {
+    submitPath: '/web-scrapper/crawl',
+    statusPath: (id) => `/web-scrapper/crawl/${encodeURIComponent(id)}`,
+    options: CRAWL_OPTIONS,
+    idOf: (b) => str(b.request_id),
+    stillRunning: () => false,
+    text: () => undefined,
+    markdown: () => undefined,
+  },
 };
+
+const SUBMIT_LABEL: Record<Mode, string> = { scrape: 'Scrape', parse: 'Parse', crawl: 'Start crawl' };
 
 const POLL_MS = 3_000;
 const POLL_FOR_MS = 10 * 60_000;
@@ -73,7 +86,7 @@ function OptionField({ option, values, set }: { option: ApiOption; values: Optio
       </label>
     );
   }
-  if (option.kind === 'longtext' || option.kind === 'json') {
+  if (option.kind === 'longtext' || option.kind === 'json' || option.kind === 'lines') {
     return (
       <label for={id}>
         {caption}
@@ -121,8 +134,10 @@ interface Outcome {
 export function Playground({ apiKey }: { apiKey: string }) {
   const [mode, setMode] = useState<Mode>('scrape');
   const endpoint = ENDPOINTS[mode];
-  const [values, setValues] = useState<Record<Mode, OptionValues>>({ scrape: initialValues(SCRAPE_OPTIONS), parse: initialValues(PARSE_OPTIONS) });
+  const [values, setValues] = useState<Record<Mode, OptionValues>>({ scrape: initialValues(SCRAPE_OPTIONS), parse: initialValues(PARSE_OPTIONS), crawl: initialValues(CRAWL_OPTIONS) });
   const [outcome, setOutcome] = useState<Outcome>();
+  /** The crawl the playground started and follows. */
+  const [crawlId, setCrawlId] = useState<string>();
   const [problem, setProblem] = useState<string>();
   const [running, setRunning] = useState(false);
   const run = useRef(0);
@@ -143,10 +158,16 @@ export function Playground({ apiKey }: { apiKey: string }) {
     const mine = ++run.current;
     setProblem(undefined);
     setOutcome(undefined);
+    setCrawlId(undefined);
     setRunning(true);
     try {
       let answer = await callApi<Record<string, unknown>>(apiKey, 'POST', endpoint.submitPath, body);
       const id = answer.body && typeof answer.body === 'object' ? endpoint.idOf(answer.body) : undefined;
+      if (mode === 'crawl' && answer.status === 202 && id) {
+        setOutcome(answer);
+        setCrawlId(id);
+        return;
+      }
       // Slower than the gateway's 20 s window: follow the status endpoint, as a client would.
       const started = Date.now();
       while (answer.status === 202 && id && mine === run.current && Date.now() - started < POLL_FOR_MS) {
@@ -174,6 +195,9 @@ export function Playground({ apiKey }: { apiKey: string }) {
           <button type="button" aria-pressed={mode === 'parse'} onClick={() => (setMode('parse'), setOutcome(undefined))}>
             Parse a document
           </button>
+          <button type="button" aria-pressed={mode === 'crawl'} onClick={() => (setMode('crawl'), setOutcome(undefined))}>
+            Crawl a site
+          </button>
         </div>
         <form class="form" onSubmit={submit} data-mode={mode}>
           {mode === 'parse' && <DocumentSource />}
@@ -183,7 +207,7 @@ export function Playground({ apiKey }: { apiKey: string }) {
               <OptionField key={`${mode}-${o.name}`} option={o} values={values[mode]} set={set} />
             ))}
           <button type="submit" disabled={running}>
-            {running ? 'Running…' : mode === 'scrape' ? 'Scrape' : 'Parse'}
+            {running ? 'Running…' : SUBMIT_LABEL[mode]}
           </button>
         </form>
         <ErrorNote error={problem ?? bodyProblem} />
@@ -198,7 +222,13 @@ export function Playground({ apiKey }: { apiKey: string }) {
             {outcome.following ? ' — still processing; following the status endpoint…' : ''}
           </p>
           {outcome.status === 403 && <Notice>The key you signed in with lacks this API's scope: sign in with a key that has it.</Notice>}
-          {result ? <ResultTabs text={endpoint.text(result, body)} markdown={endpoint.markdown(result, body)} json={result} /> : <TextBlock text={String(outcome.body)} label="Response" />}
+          {mode === 'crawl' && crawlId ? (
+            <CrawlWatch key={crawlId} apiKey={apiKey} family="crawl" id={crawlId} />
+          ) : result ? (
+            <ResultTabs text={endpoint.text(result, body)} markdown={endpoint.markdown(result, body)} json={result} />
+          ) : (
+            <TextBlock text={String(outcome.body)} label="Response" />
+          )}
         </Section>
       )}
     </>

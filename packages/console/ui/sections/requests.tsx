@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { ErrorNote, formatDuration, formatTime, ResultTabs, Section, useAction, useLoad } from '../components.js';
+import { MapLinksTable, SiteJobDetail, type CrawlCounts } from './site-jobs.js';
 
 interface WebhookState {
   url: string;
@@ -19,6 +20,24 @@ interface RequestSummary {
   error?: string;
   webhook?: WebhookState;
   subscription_deliveries: number;
+  /** Crawls and batches. */
+  counts?: CrawlCounts;
+  /** Batches: URLs given. */
+  urls?: number;
+  /** Completed maps: URLs found. */
+  links?: number;
+}
+
+/** What a request names: its page or document, a batch's URL count. */
+function target(r: RequestSummary): string {
+  return r.family === 'batch' ? `${r.urls ?? 0} URLs` : r.url;
+}
+
+/** What a crawl, batch or map has produced so far; empty for the other families. */
+function progress(r: RequestSummary): string {
+  if (r.counts) return `${r.counts.completed} read · ${r.counts.failed} failed · ${r.counts.skipped} skipped${r.counts.queued + r.counts.processing ? ` · ${r.counts.queued + r.counts.processing} queued` : ''}`;
+  if (r.links !== undefined) return `${r.links} URLs`;
+  return '';
 }
 
 interface RequestDetail extends RequestSummary {
@@ -55,7 +74,7 @@ export function RequestList({ apiKey }: { apiKey: string }) {
   const rows = [...(first.data ?? []), ...pages.flat()];
   return (
     <Section title="Recent requests" actions={<button type="button" onClick={first.reload}>Refresh</button>}>
-      <p class="hint">Newest first, every family; each is kept as long as its record (scrapes 15 h after completion, v1 24 h, documents 7 days).</p>
+      <p class="hint">Newest first, every family; each is kept as long as its record (scrapes 15 h after completion, v1 24 h, documents 7 days, crawls, batches and maps 24 h after they end).</p>
       <ErrorNote error={first.error ?? problem} />
       <div class="table-wrap">
         <table class="requests">
@@ -65,6 +84,7 @@ export function RequestList({ apiKey }: { apiKey: string }) {
               <th scope="col">Family</th>
               <th scope="col">Status</th>
               <th scope="col">URL or document</th>
+              <th scope="col">Results</th>
               <th scope="col">Duration</th>
               <th scope="col">Webhook</th>
             </tr>
@@ -72,7 +92,7 @@ export function RequestList({ apiKey }: { apiKey: string }) {
           <tbody>
             {first.data && rows.length === 0 && (
               <tr>
-                <td colSpan={6} class="empty">
+                <td colSpan={7} class="empty">
                   No requests yet.
                 </td>
               </tr>
@@ -86,7 +106,8 @@ export function RequestList({ apiKey }: { apiKey: string }) {
                 <td>
                   <span class={`badge status-${r.status}`}>{r.status}</span>
                 </td>
-                <td class="mono wrap">{r.url}</td>
+                <td class="mono wrap">{target(r)}</td>
+                <td data-testid="request-progress">{progress(r)}</td>
                 <td>{formatDuration(r.duration_ms)}</td>
                 <td>{webhookText(r)}</td>
               </tr>
@@ -128,7 +149,7 @@ export function RequestDetailView({ apiKey, id }: { apiKey: string; id: string }
               <span class={`badge status-${d.status}`}>{d.status}</span>
             </dd>
             <dt>URL or document</dt>
-            <dd class="mono wrap">{d.url}</dd>
+            <dd class="mono wrap">{target(d)}</dd>
             <dt>Accepted</dt>
             <dd>{formatTime(d.created_at)}</dd>
             <dt>Duration</dt>
@@ -155,7 +176,14 @@ export function RequestDetailView({ apiKey, id }: { apiKey: string; id: string }
               )}
             </div>
           )}
-          <ResultTabs text={d.text} markdown={d.markdown} json={d.response} />
+          {d.family === 'crawl' || d.family === 'batch' ? (
+            <SiteJobDetail apiKey={apiKey} family={d.family} id={d.request_id} />
+          ) : (
+            <>
+              {d.family === 'map' && Array.isArray(d.response.links) && <MapLinksTable links={d.response.links as Array<{ url: string; title?: string }>} />}
+              <ResultTabs text={d.text} markdown={d.markdown} json={d.response} />
+            </>
+          )}
         </>
       )}
     </Section>

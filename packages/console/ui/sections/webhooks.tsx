@@ -20,7 +20,9 @@ interface Delivery {
   last_error?: string;
 }
 
-const FAMILIES = ['scrape', 'scrape-v1', 'parse'];
+const FAMILIES = ['scrape', 'scrape-v1', 'parse', 'crawl', 'batch', 'map'];
+/** What the API subscribes to when none are named: crawl notices are opted into. */
+const DEFAULT_FAMILIES = ['scrape', 'scrape-v1', 'parse'];
 
 function SigningSecret({ apiKey }: { apiKey: string }) {
   const [secret, setSecret] = useState<string>();
@@ -67,7 +69,7 @@ export function Webhooks({ apiKey }: { apiKey: string }) {
   const subscriptions = useLoad(() => api<{ webhooks: Subscription[] }>(apiKey, 'GET', '/account/webhooks'), [apiKey]);
   const deliveries = useLoad(() => api<{ deliveries: Delivery[] }>(apiKey, 'GET', '/account/webhook-deliveries'), [apiKey]);
   const [url, setUrl] = useState('');
-  const [families, setFamilies] = useState<string[]>([...FAMILIES]);
+  const [families, setFamilies] = useState<string[]>([...DEFAULT_FAMILIES]);
   const { problem, run } = useAction();
 
   const add = (event: Event) => {
@@ -88,7 +90,7 @@ export function Webhooks({ apiKey }: { apiKey: string }) {
     <>
       <SigningSecret apiKey={apiKey} />
       <Section title="Subscriptions">
-        <p class="hint">Every request of the chosen families that ends is also delivered to these endpoints, signed like a per-request webhook.</p>
+        <p class="hint">Every request of the chosen families that ends is also delivered to these endpoints, signed like a per-request webhook (a crawl or batch: its end notice with its counts).</p>
         <form class="form" onSubmit={add}>
           <label>
             Endpoint URL

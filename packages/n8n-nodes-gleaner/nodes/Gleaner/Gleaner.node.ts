@@ -6,6 +6,7 @@ import { neededScope, runOperation } from './operations.js';
 import { documentFields, documentOperations } from './properties/document.js';
 import { waitFields } from './properties/wait.js';
 import { webPageFields, webPageOperations } from './properties/web-page.js';
+import { websiteFields, websiteOperations } from './properties/website.js';
 
 /**
  * Programmatic rather than declarative: a submit that answers 202 is followed on the status
@@ -19,7 +20,7 @@ export class Gleaner implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Scrape web pages and parse documents (PDF, Word, Excel, PowerPoint, OpenDocument, EPUB, HTML, images, text) into clean text or markdown with Gleaner',
+		description: 'Scrape web pages, crawl and map websites, and parse documents (PDF, Word, Excel, PowerPoint, OpenDocument, EPUB, HTML, images, text) into clean text or markdown with Gleaner',
 		defaults: { name: 'Gleaner' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -34,13 +35,16 @@ export class Gleaner implements INodeType {
 				options: [
 					{ name: 'Document', value: 'document' },
 					{ name: 'Web Page', value: 'webPage' },
+					{ name: 'Website', value: 'website' },
 				],
 				default: 'webPage',
 			},
 			...webPageOperations,
 			...documentOperations,
+			...websiteOperations,
 			...webPageFields,
 			...documentFields,
+			...websiteFields,
 			...waitFields,
 		],
 	};
@@ -67,7 +71,9 @@ export class Gleaner implements INodeType {
 		const returnData: INodeExecutionData[] = [];
 		for (let i = 0; i < items.length; i++) {
 			try {
-				returnData.push({ json: await runOperation(this, i), pairedItem: { item: i } });
+				// One item per input item, or one per page of a crawl or URL of a map.
+				const answer = await runOperation(this, i);
+				for (const json of Array.isArray(answer) ? answer : [answer]) returnData.push({ json, pairedItem: { item: i } });
 			} catch (error) {
 				const nodeError = asNodeError(this.getNode(), error, { itemIndex: i, needed: neededScope(this, i) });
 				if (!this.continueOnFail()) throw nodeError;

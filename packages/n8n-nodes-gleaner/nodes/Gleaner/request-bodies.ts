@@ -1,5 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import type { DocumentType, ParseFileOptions, ParseRequest, ScrapeRequest, UploadedDocument } from '@gleaner/client/core';
+import type { CrawlRequest, DocumentType, MapRequest, ParseFileOptions, ParseRequest, ScrapeRequest, SiteScope, UploadedDocument } from '@gleaner/client/core';
 
 /**
  * The tag every request of this node carries, `n8n-workflow:<workflow id>`, so that a Gleaner
@@ -61,4 +61,60 @@ export async function uploadedDocument(ctx: IExecuteFunctions, i: number): Promi
 	const data = await ctx.helpers.getBinaryDataBuffer(i, property);
 	const extension = binary.fileExtension ? `.${binary.fileExtension}` : '';
 	return { name: binary.fileName ?? `document${extension}`, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+}
+
+interface ScopeOptions {
+	includePaths?: string;
+	excludePaths?: string;
+	allowSubdomains?: boolean;
+	sitemap?: SiteScope['sitemap'];
+	ignoreQuery?: boolean;
+}
+
+/** Patterns given one per line. */
+function patterns(text: string | undefined): string[] {
+	return (text ?? '')
+		.split('\n')
+		.map((line) => line.trim())
+		.filter(Boolean);
+}
+
+/** The scope fields of a crawl or map, those set only. */
+function siteScope(options: ScopeOptions): SiteScope {
+	const scope: SiteScope = {};
+	const include = patterns(options.includePaths);
+	const exclude = patterns(options.excludePaths);
+	if (include.length) scope.include_paths = include;
+	if (exclude.length) scope.exclude_paths = exclude;
+	if (options.allowSubdomains) scope.allow_subdomains = true;
+	if (options.sitemap && options.sitemap !== 'include') scope.sitemap = options.sitemap;
+	if (options.ignoreQuery) scope.ignore_query = true;
+	return scope;
+}
+
+/** `POST /web-scrapper/crawl` body from the node's parameters for item `i`. */
+export function crawlRequestBody(ctx: IExecuteFunctions, i: number): CrawlRequest {
+	const options = ctx.getNodeParameter('crawlOptions', i, {}) as ScopeOptions & { renderJs?: string; maxConcurrency?: number; maxDepth?: number; timeout?: number };
+	const body: CrawlRequest = {
+		url: (ctx.getNodeParameter('url', i) as string).trim(),
+		limit: ctx.getNodeParameter('maxPages', i) as number,
+		output_type: ctx.getNodeParameter('outputType', i) as CrawlRequest['output_type'],
+		...siteScope(options),
+		tags: requestTags(ctx, i),
+	};
+	if (options.maxDepth !== undefined) body.max_depth = options.maxDepth;
+	if (options.maxConcurrency !== undefined) body.max_concurrency = options.maxConcurrency;
+	if (options.timeout) body.timeout = options.timeout;
+	if (options.renderJs && options.renderJs !== 'auto') body.render_js = options.renderJs === 'always';
+	return body;
+}
+
+/** `POST /web-scrapper/map` body from the node's parameters for item `i`. */
+export function mapRequestBody(ctx: IExecuteFunctions, i: number): MapRequest {
+	return {
+		url: (ctx.getNodeParameter('url', i) as string).trim(),
+		limit: ctx.getNodeParameter('maxUrls', i) as number,
+		...siteScope(ctx.getNodeParameter('mapOptions', i, {}) as ScopeOptions),
+		tags: requestTags(ctx, i),
+	};
 }

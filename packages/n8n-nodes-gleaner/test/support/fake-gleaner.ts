@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 export interface RecordedRequest {
 	method: string;
 	path: string;
+	/** The query string, without its '?' ('' when none). */
+	query: string;
 	headers: http.IncomingHttpHeaders;
 	/** Parsed when JSON; the text otherwise. */
 	body: unknown;
@@ -78,6 +80,7 @@ export class FakeGleaner {
 		const recorded: RecordedRequest = {
 			method: req.method ?? 'GET',
 			path: (req.url ?? '/').split('?')[0],
+			query: (req.url ?? '/').split('?')[1] ?? '',
 			headers: req.headers,
 			body: text ? (json ? (JSON.parse(text) as unknown) : text) : undefined,
 			raw,

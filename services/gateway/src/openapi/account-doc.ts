@@ -1,8 +1,14 @@
-import { LABEL_MAX_CHARS, LLM_PROVIDERS, LLM_SECRET_MAX_CHARS, REQUEST_FAMILIES, SCOPES, SUBSCRIPTION_FAMILIES, USAGE_DAYS_KEPT } from '@gleaner/store';
+import { DEFAULT_SUBSCRIPTION_FAMILIES, LABEL_MAX_CHARS, LLM_PROVIDERS, LLM_SECRET_MAX_CHARS, REQUEST_FAMILIES, SCOPES, SUBSCRIPTION_FAMILIES, USAGE_DAYS_KEPT } from '@gleaner/store';
 import { apiKeySecurity, emptyResponse, errorResponses, EXAMPLE_REQUEST_ID, jsonRequestBody, jsonResponse, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
 import type { Operation, Parameter, Response, Schema } from './openapi-types.js';
 
-const families: Schema = { type: 'array', minItems: 1, items: { type: 'string', enum: [...SUBSCRIPTION_FAMILIES] } };
+const families: Schema = {
+  type: 'array',
+  minItems: 1,
+  items: { type: 'string', enum: [...SUBSCRIPTION_FAMILIES] },
+  description:
+    "Which requests are delivered when they end. crawl and batch: the end notice only ({type: 'crawl.completed' | 'crawl.cancelled' | 'crawl.failed', request_id, status, reason?, error?, counts}, batch.… for batches), not the page runs a crawl's own webhook gets: read the pages by cursor. map: its status body with the links.",
+};
 const scopes: Schema = { type: 'array', minItems: 1, items: { type: 'string', enum: [...SCOPES] } };
 const unixTime = (description: string): Schema => ({ type: 'integer', description: `${description} (Unix time, seconds).` });
 const familyName: Schema = { type: 'string', enum: [...REQUEST_FAMILIES] };
@@ -44,6 +50,9 @@ const summaryProperties = {
   error: { type: 'string', description: '"CODE: message" of a failed request.' },
   webhook: schemaRef('WebhookDelivery'),
   subscription_deliveries: { type: 'integer', minimum: 0, description: "Deliveries to the account's webhook subscriptions." },
+  counts: { type: 'object', description: "Crawls and batches: what they have done, as their status endpoint's counts." },
+  urls: { type: 'integer', minimum: 1, description: 'Batches: how many URLs were given.' },
+  links: { type: 'integer', minimum: 0, description: 'Completed maps: how many URLs were found.' },
 } satisfies Record<string, Schema>;
 
 const schemas: Record<string, Schema> = {
@@ -103,7 +112,7 @@ const schemas: Record<string, Schema> = {
       input: { type: 'object', description: 'What was asked, as recorded.' },
       text: { type: 'string', description: 'Extracted text (page, document in plain output, v1 selection).' },
       markdown: { type: 'string', description: 'Markdown, when it was asked for.' },
-      response: { type: 'object', description: "What the family's status endpoint answers for this request." },
+      response: { type: 'object', description: "What the family's status endpoint answers for this request (a crawl or batch: with its results from cursor, at most limit)." },
       error_details: { type: 'array', items: { type: 'string' } },
       subscription_delivery_list: {
         type: 'array',
@@ -155,7 +164,7 @@ const schemas: Record<string, Schema> = {
   WebhookSubscriptionRequest: {
     type: 'object',
     required: ['url'],
-    properties: { url: { type: 'string', format: 'uri', description: 'Public HTTPS endpoint.' }, families: { ...families, default: [...SUBSCRIPTION_FAMILIES] } },
+    properties: { url: { type: 'string', format: 'uri', description: 'Public HTTPS endpoint.' }, families: { ...families, default: [...DEFAULT_SUBSCRIPTION_FAMILIES] } },
   },
   WebhookSubscription: {
     type: 'object',
@@ -241,8 +250,14 @@ export const accountDoc: DocSection = {
       get: accountOperation(
         'getAccountRequest',
         'One request with its result',
-        { '200': jsonResponse(200, 'Summary, input, text and markdown, the status body, deliveries.', schemaRef('AccountRequestDetail')), ...notFound('request') },
-        { parameters: idParameter('request', EXAMPLE_REQUEST_ID) },
+        { '200': jsonResponse(200, 'Summary, input, text and markdown, the status body, deliveries.', schemaRef('AccountRequestDetail')), ...notFound('request'), ...badQuery },
+        {
+          parameters: [
+            ...idParameter('request', EXAMPLE_REQUEST_ID),
+            queryParameter('cursor', "Crawls and batches: the first result to answer (the response's next).", { type: 'integer', minimum: 0, default: 0 }),
+            queryParameter('limit', 'Crawls and batches: results to answer at most (0: the counts alone).', { type: 'integer', minimum: 0, maximum: 100, default: 25 }),
+          ],
+        },
       ),
     },
     '/account/webhook-deliveries': {
@@ -289,9 +304,11 @@ export const accountDoc: DocSection = {
         'Subscribe a URL to every request that ends',
         { '201': jsonResponse(201, 'Subscribed.', schemaRef('WebhookSubscription')), ...bodyErrors },
         {
-          description: 'Every scrape, v1 scrape or parse of this account that ends is also delivered here, with the same body, headers and signature as a per-request webhook (the n8n trigger uses this).',
+          description:
+            "Every request of the chosen families (default: scrape, scrape-v1 and parse) of this account that ends is also delivered here, with the same body, headers and signature as a per-request webhook (the n8n trigger uses this). Crawls and batches deliver their end notice (crawl.completed, …), maps their links.",
           requestBody: jsonRequestBody(schemaRef('WebhookSubscriptionRequest'), {
-            all: { summary: 'Every family', value: { url: 'https://hooks.example.net/gleaner' } },
+            all: { summary: 'Scrapes and parses', value: { url: 'https://hooks.example.net/gleaner' } },
+            crawls: { summary: 'The end of every crawl and batch', value: { url: 'https://hooks.example.net/crawls', families: ['crawl', 'batch'] } },
             parseOnly: { summary: 'Parser only', value: { url: 'https://hooks.example.net/documents', families: ['parse'] } },
           }),
         },

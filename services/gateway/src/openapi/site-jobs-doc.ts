@@ -1,4 +1,4 @@
-import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, jsonRequestBody, jsonResponse, nullableString, pathParameter, schemaRef, type DocSection } from './doc-builders.js';
+import { apiKeySecurity, EXAMPLE_REQUEST_ID, errorResponses, idempotencyKeyParameter, jsonRequestBody, jsonResponse, nullableString, pathParameter, preferSubmitParameter, preferWaitParameter, schemaRef, submitAnswer, type DocSection } from './doc-builders.js';
 import type { Parameter, Schema } from './openapi-types.js';
 
 const requestId: Schema = { type: 'string', description: 'Request id (UUIDv7).' };
@@ -150,6 +150,7 @@ const schemas: Record<string, Schema> = {
 };
 
 const idParameter = (what: string): Parameter => pathParameter('request_id', `The id answered by the ${what} submit.`, EXAMPLE_REQUEST_ID);
+const resultLimitParameter: Parameter = { name: 'limit', in: 'query', required: false, description: 'Results this answer carries at most (0 to 100, the default; and no more than 8 MB of them): 0 reads the state and counts alone, e.g. to watch progress.', schema: { type: 'integer', minimum: 0, maximum: 100, default: 100 }, example: 0 };
 const cursorParameter: Parameter = { name: 'cursor', in: 'query', required: false, description: 'Where to read the results from: the next of a previous answer (0, the default, is the start).', schema: { type: 'string', pattern: '^\\d{1,9}$' }, example: '0' };
 
 const commonErrors = (scope: string) => ({
@@ -168,10 +169,10 @@ function statusOperations(family: 'crawl' | 'batch', title: string): DocSection[
       description: `The ${family}'s state, counts and its listed results from the cursor on; read on with next until it is null. Kept 24 hours after the ${family} ends.`,
       tags: ['Web scraper'],
       security: apiKeySecurity,
-      parameters: [idParameter(family), cursorParameter],
+      parameters: [idParameter(family), cursorParameter, resultLimitParameter],
       responses: {
         '200': jsonResponse(200, 'Its state and a page of results.', schemaRef('CrawlStatus')),
-        ...errorResponses('ScraperError', { 400: 'E009: a cursor no answer gave.', ...notFound, ...commonErrors('scrape') }),
+        ...errorResponses('ScraperError', { 400: 'E009: a cursor no answer gave, or a limit out of range.', ...notFound, ...commonErrors('scrape') }),
       },
     },
     delete: {
@@ -189,8 +190,22 @@ function statusOperations(family: 'crawl' | 'batch', title: string): DocSection[
   };
 }
 
+/**
+ * A crawl or batch retried with its Idempotency-Key answers the one it started: 202 while it runs,
+ * its state once ended; never refused for the account's cap of running crawls.
+ */
+const siteJobIdempotencyKey: Parameter = {
+  ...idempotencyKeyParameter,
+  description:
+    "Makes the submit safe to retry. A submit whose key (per account and family) already started a crawl (or batch) answers for it instead of starting another: the same request id, 202 as its submit answered while it runs (even when the account already runs its cap of crawls), 200 with its state (without results: read them with GET) once it has ended. The key is kept as long as the crawl's record (24 hours after its end). The same key with a different body answers 422. 1 to 255 printable ASCII characters; anything else answers 400.",
+};
+
+/** A retried crawl or batch that has ended: its state, as its DELETE answers. */
+const replayedEnded = submitAnswer(jsonResponse(200, 'A retry with an Idempotency-Key whose crawl has ended: its state without results (Idempotent-Replayed: true).', schemaRef('CrawlStatus')));
+
 const submitErrors = {
-  400: 'E001 malformed body, E003 bad or non-public URL, E009 rule violation.',
+  400: 'E001 malformed body or Idempotency-Key, E003 bad or non-public URL, E009 rule violation.',
+  422: 'E009: the Idempotency-Key was already used with a different request body.',
   401: 'E004: missing or unknown API key.',
   403: 'E004: the key lacks the scrape scope.',
   413: 'E001: body too large.',
@@ -209,12 +224,14 @@ export const siteJobsDoc: DocSection = {
           'Reads the pages of a site from a start URL, following its links (and sitemaps) within the filters, each page as a single scrape with these options, politely: robots.txt obeyed (User-agent GleanerBot), its Crawl-delay kept, at most max_concurrency requests to a host, an adaptive delay. Answers 202 at once; read the state and results on GET /web-scrapper/crawl/{request_id}, or receive them by webhook.',
         tags: ['Web scraper'],
         security: apiKeySecurity,
+        parameters: [siteJobIdempotencyKey],
         requestBody: jsonRequestBody(schemaRef('CrawlRequest'), {
           docs: { summary: 'A documentation site as markdown', value: { url: 'https://docs.example.com/', limit: 500, output_type: 'markdown', include_paths: ['^/guide/'] } },
           shallow: { summary: 'Two hops, no sitemaps', value: { url: 'https://example.com/', max_depth: 2, sitemap: 'skip', webhook: 'https://hooks.example.net/gleaner' } },
         }),
         responses: {
-          '202': jsonResponse(202, 'Accepted: it runs in the background.', schemaRef('CrawlAccepted'), { request_id: EXAMPLE_REQUEST_ID, status: 'processing', url: 'https://docs.example.com/' }),
+          '200': replayedEnded,
+          '202': submitAnswer(jsonResponse(202, 'Accepted: it runs in the background.', schemaRef('CrawlAccepted'), { request_id: EXAMPLE_REQUEST_ID, status: 'processing', url: 'https://docs.example.com/' })),
           ...errorResponses('ScraperError', submitErrors),
         },
       },
@@ -227,11 +244,13 @@ export const siteJobsDoc: DocSection = {
         description: 'Scrapes each URL with the same options (robots.txt is not consulted: the caller named the pages; per-host politeness still applies). A URL that fails is listed as failed; the batch goes on. Answers 202 at once; read it on GET /web-scrapper/batch/{request_id}.',
         tags: ['Web scraper'],
         security: apiKeySecurity,
+        parameters: [siteJobIdempotencyKey],
         requestBody: jsonRequestBody(schemaRef('BatchRequest'), {
           pages: { summary: 'Three pages as markdown', value: { urls: ['https://example.com/a', 'https://example.com/b', 'https://example.org/c'], output_type: 'markdown' } },
         }),
         responses: {
-          '202': jsonResponse(202, 'Accepted: it runs in the background.', schemaRef('CrawlAccepted'), { request_id: EXAMPLE_REQUEST_ID, status: 'processing', urls: 3 }),
+          '200': replayedEnded,
+          '202': submitAnswer(jsonResponse(202, 'Accepted: it runs in the background.', schemaRef('CrawlAccepted'), { request_id: EXAMPLE_REQUEST_ID, status: 'processing', urls: 3 })),
           ...errorResponses('ScraperError', submitErrors),
         },
       },
@@ -244,10 +263,11 @@ export const siteJobsDoc: DocSection = {
         description: "The site's URLs without scraping them: its sitemaps (bounded), the links of its start page and of up to 25 link pages (robots.txt obeyed), with titles where a page was read; filtered as a crawl. 200 with the links when done within 20 s, else 202 and GET /web-scrapper/map/{request_id}.",
         tags: ['Web scraper'],
         security: apiKeySecurity,
+        parameters: [idempotencyKeyParameter, preferSubmitParameter],
         requestBody: jsonRequestBody(schemaRef('MapRequest'), { site: { summary: 'A site, blog posts only', value: { url: 'https://example.com/', include_paths: ['^/blog/'] } } }),
         responses: {
-          '200': jsonResponse(200, 'Mapped within the window.', schemaRef('MapStatus')),
-          '202': jsonResponse(202, 'Still mapping after 20 s.', schemaRef('MapStatus'), { request_id: EXAMPLE_REQUEST_ID, status: 'processing', url: 'https://example.com/' }),
+          '200': submitAnswer(jsonResponse(200, 'Mapped within the window.', schemaRef('MapStatus'))),
+          '202': submitAnswer(jsonResponse(202, 'Still mapping after 20 s (at once with Prefer: respond-async).', schemaRef('MapStatus'), { request_id: EXAMPLE_REQUEST_ID, status: 'processing', url: 'https://example.com/' })),
           ...errorResponses('ScraperError', submitErrors),
           '400': jsonResponse(400, 'E001 malformed body, E003 bad or non-public URL (also a map whose start page failed with E003 inside the window), E009 rule violation.', { oneOf: [schemaRef('ScraperError'), schemaRef('MapStatus')] }),
           '500': jsonResponse(500, 'E008: the start page could not be read and nothing else was found.', { oneOf: [schemaRef('ScraperError'), schemaRef('MapStatus')] }),
@@ -260,7 +280,7 @@ export const siteJobsDoc: DocSection = {
         summary: 'Map status and links',
         tags: ['Web scraper'],
         security: apiKeySecurity,
-        parameters: [idParameter('map')],
+        parameters: [idParameter('map'), preferWaitParameter],
         responses: {
           '200': jsonResponse(200, 'Processing, completed (with links) or failed.', schemaRef('MapStatus')),
           ...errorResponses('ScraperError', { 404: "E002: unknown id, another account's, or expired.", ...commonErrors('scrape') }),

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { LLM_PROVIDERS, LlmKeyError, llmBaseUrlProblem, SUBSCRIPTION_FAMILIES, SubscriptionError, type Family, type LlmProvider } from '@gleaner/store';
+import { DEFAULT_SUBSCRIPTION_FAMILIES, LLM_PROVIDERS, LlmKeyError, llmBaseUrlProblem, SUBSCRIPTION_FAMILIES, SubscriptionError, type Family, type LlmProvider } from '@gleaner/store';
 import type { GatewayDeps } from '../deps.js';
 import { ApiError } from '../errors/index.js';
 import { requireApiKey } from '../middleware/auth.js';
@@ -99,7 +99,7 @@ export function accountRouter(deps: GatewayDeps): Router {
     router.post('/webhooks', async (req, res) => {
       const body = req.body as Record<string, unknown>;
       if (typeof body.url !== 'string') throw new ApiError('E001', 'url is required');
-      const families = body.families ?? SUBSCRIPTION_FAMILIES;
+      const families = body.families ?? DEFAULT_SUBSCRIPTION_FAMILIES;
       if (!Array.isArray(families) || families.length === 0 || families.some((f) => !SUBSCRIPTION_FAMILIES.includes(f as Family))) {
         throw new ApiError('E009', `families must be a non-empty list of ${SUBSCRIPTION_FAMILIES.join(', ')}`);
       }

@@ -9,6 +9,8 @@ import type { GatewayDeps } from '../deps.js';
 import { ApiError } from '../errors/index.js';
 import { accountIdOf, setRequestId } from '../middleware/context.js';
 import { readTags } from '../request-tags.js';
+import { idempotentSubmitOf, REPLAYED_HEADER, replayOf, reusedKeyError, type IdempotentSubmit } from '../idempotency.js';
+import { submitWindowMs, waitForEndWhenPreferred } from '../preferences.js';
 import { submitAndWait } from '../submit.js';
 import { checkUrl, httpUrlOrNull, URL_PROBLEM_MESSAGES, webhookProblemMessage } from '../url-policy.js';
 import { pageOptionKeys, pageOptionsOf, type PageOptionFields } from './page-options.js';
@@ -117,6 +119,15 @@ function scopeOf(body: ScopeFields): SiteScopeOptions {
   };
 }
 
+/** How many results a status read answers at most (`limit`, 0 to STATUS_PAGE_ENTRIES: 0 reads the state and counts alone). */
+function resultLimitOf(req: Request): number {
+  const raw = req.query.limit;
+  if (raw === undefined || raw === '') return STATUS_PAGE_ENTRIES;
+  const n = typeof raw === 'string' && /^\d{1,3}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 0 && n <= STATUS_PAGE_ENTRIES)) throw new ApiError('E009', `limit must be a whole number from 0 to ${STATUS_PAGE_ENTRIES}`);
+  return n;
+}
+
 /** The cursor of a status read: an entry index a previous answer gave as `next` (0: from the start). */
 function cursorOf(req: Request): number {
   const raw = req.query.cursor;
@@ -143,22 +154,74 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
     return webhook;
   }
 
+  const idempotencyDeps = { records: stores.records, idempotencyKeys: stores.idempotencyKeys, endings: deps.recordEndings, windowMs: 0 };
+
+  /**
+   * The answer to a submit whose Idempotency-Key already started crawl or batch `requestId`: 202
+   * as its own submit answered while it runs, its state without results once it has ended (as a
+   * scrape's retry answers its result). False when the request is gone (the key is free again).
+   */
+  async function answerReplay(res: Response, family: CrawlJob['family'], requestId: string): Promise<boolean> {
+    const record = (await stores.records.get(family, requestId)) as unknown as CrawlRecord | null;
+    if (!record) return false;
+    setRequestId(res, requestId);
+    res.set(REPLAYED_HEADER, 'true');
+    if (!hasEnded(record.status)) {
+      const { url, urls } = record.input;
+      res.status(202).json({ request_id: requestId, status: 'processing', ...(url !== undefined ? { url } : { urls }) });
+    } else {
+      res.status(200).type('application/json').send(await siteJobStatusAnswer(record, 0, 0));
+    }
+    return true;
+  }
+
+  /** A crawl's or batch's status body with at most `maxEntries` of its results from `from` on. */
+  async function siteJobStatusAnswer(record: CrawlRecord, from: number, maxEntries: number): Promise<string> {
+    const [counters, listed] = await Promise.all([
+      stores.crawls.counters(record.id),
+      maxEntries > 0 ? stores.crawls.entries(record.id, from, maxEntries, STATUS_PAGE_BYTES) : stores.crawls.listedCount(record.id).then((total) => ({ entries: [], total })),
+    ]);
+    return crawlStatusBody(record, counters, listed.entries, from, listed.total);
+  }
+
+  /** Whether the submit's Idempotency-Key already started a crawl or batch, which is then answered. */
+  async function replayedSiteJob(res: Response, family: CrawlJob['family'], accountId: string, idempotency: IdempotentSubmit | undefined): Promise<boolean> {
+    if (!idempotency) return false;
+    const replay = await replayOf(idempotencyDeps, family, 'scraper', accountId, idempotency);
+    return replay !== null && answerReplay(res, family, replay.requestId);
+  }
+
   /**
    * Starts a crawl or batch: admitted under the account's cap of running ones, its state created
-   * (and a batch's URLs queued), then its record and first slice. 202 at once.
+   * (and a batch's URLs queued), then its record and first slice. 202 at once. With an
+   * Idempotency-Key, the route has answered a retry already (before any check that costs); one
+   * refused for the account's cap is answered as a retry if its key started a crawl meanwhile, and
+   * a submit that loses the race for a new key to another with the same key gives its admission
+   * and state back and answers the winner's crawl.
    */
-  async function startSiteJob(res: Response, s: { family: CrawlJob['family']; accountId: string; options: CrawlOptions; input: Record<string, unknown>; seed?: CrawlCandidate[]; answer: Record<string, unknown> }) {
+  async function startSiteJob(
+    res: Response,
+    s: { family: CrawlJob['family']; accountId: string; options: CrawlOptions; input: Record<string, unknown>; seed?: CrawlCandidate[]; answer: Record<string, unknown>; idempotency?: IdempotentSubmit },
+  ) {
+    const replayed = () => replayedSiteJob(res, s.family, s.accountId, s.idempotency);
     const requestId = newRequestId();
     setRequestId(res, requestId);
     if (!(await stores.crawls.admit(s.accountId, requestId, config.CRAWL_ACCOUNT_MAX_RUNNING, CRAWL_MAX_AGE_MS))) {
+      // A retry that raced its first submit past the replay check above is still a retry.
+      if (await replayed()) return;
       throw new ApiError('E010', `this account already runs ${config.CRAWL_ACCOUNT_MAX_RUNNING} crawls and batches; wait for one to end, or cancel one`);
     }
+    const giveBack = async () => {
+      await stores.crawls.release(s.accountId, requestId).catch(() => undefined);
+      await stores.crawls.discard(requestId).catch(() => undefined);
+    };
+    let outcome;
     try {
       const ttl = RECORD_LIFETIME_SECONDS[s.family].fromCreation;
       await stores.crawls.create(requestId, { limit: s.options.limit, maxUrls: Math.max(config.CRAWL_MAX_URLS, s.seed?.length ?? 0), maxBytes: config.CRAWL_MAX_STORED_BYTES }, ttl);
       if (s.seed) await stores.crawls.discover(requestId, s.seed, ttl);
       const payload: CrawlJob = { requestId, accountId: s.accountId, family: s.family, slice: 0, options: s.options };
-      await submitAndWait(stores, deps, {
+      outcome = await submitAndWait(stores, deps, {
         family: s.family,
         requestId,
         accountId: s.accountId,
@@ -168,10 +231,17 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
         payload,
         windowMs: 0,
         jobId: crawlSliceJobId(requestId, 0),
+        idempotency: s.idempotency,
       });
     } catch (err) {
-      await stores.crawls.release(s.accountId, requestId).catch(() => undefined);
+      await giveBack();
       throw err;
+    }
+    if (outcome.replayed) {
+      await giveBack();
+      if (outcome.reusedWithOtherBody) throw reusedKeyError('scraper');
+      if (await answerReplay(res, s.family, outcome.requestId)) return;
+      throw new ApiError('E002', 'the request this Idempotency-Key started is gone; send the submit again');
     }
     res.status(202).json({ request_id: requestId, status: 'processing', ...s.answer });
   }
@@ -179,6 +249,8 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
   router.post('/crawl', async (req, res) => {
     const accountId = accountIdOf(res);
     const body = shapeOf<CrawlBody>(crawlBodySchema, req.body);
+    const idempotency = idempotentSubmitOf(req, 'scraper');
+    if (await replayedSiteJob(res, 'crawl', accountId, idempotency)) return;
     const urlProblem = await checkUrl(body.url, { allowPrivateNetworks: allowPrivate, requireHttps: false });
     if (urlProblem) throw new ApiError('E003', URL_PROBLEM_MESSAGES[urlProblem]);
     const limit = wholeNumber('limit', body.limit, 1, config.CRAWL_MAX_LIMIT) ?? Math.min(config.CRAWL_DEFAULT_LIMIT, config.CRAWL_MAX_LIMIT);
@@ -196,12 +268,15 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
       options,
       input: { url: body.url, outputType: page.outputType, useLlm: page.useLlm, limit, ...tagged },
       answer: { url: body.url },
+      idempotency,
     });
   });
 
   router.post('/batch', async (req, res) => {
     const accountId = accountIdOf(res);
     const body = shapeOf<BatchBody>(batchBodySchema, req.body);
+    const idempotency = idempotentSubmitOf(req, 'scraper');
+    if (await replayedSiteJob(res, 'batch', accountId, idempotency)) return;
     if (body.urls.length === 0 || body.urls.length > config.BATCH_MAX_URLS) throw new ApiError('E009', `urls must hold 1 to ${config.BATCH_MAX_URLS} URLs`);
     // Each URL's form is checked here; its address when it is fetched (a thousand DNS lookups would hold the answer).
     const seed: CrawlCandidate[] = body.urls.map((url, i) => {
@@ -224,12 +299,28 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
       input: { urls: body.urls.length, outputType: page.outputType, useLlm: page.useLlm, ...tagged },
       seed,
       answer: { urls: body.urls.length },
+      idempotency,
     });
   });
+
+  /** A map's answer: its links (200) once ended, its error in the family's status, else 202. */
+  const answerMap = (res: Response, requestId: string, url: string, record: MapRecord | null, replayed: boolean) => {
+    setRequestId(res, requestId);
+    if (replayed) res.set(REPLAYED_HEADER, 'true');
+    if (!record) return void res.status(202).json({ request_id: requestId, status: 'processing', url });
+    const code = record.error?.code;
+    res.status(record.status === 'completed' ? 200 : code === 'E003' || code === 'E009' ? 400 : 500).json(mapStatusBody(record));
+  };
 
   router.post('/map', async (req, res) => {
     const accountId = accountIdOf(res);
     const body = shapeOf<MapBody>(mapBodySchema, req.body);
+    const idempotency = idempotentSubmitOf(req, 'scraper');
+    const windowMs = submitWindowMs(req, res, config.SYNC_WINDOW_MS);
+    if (idempotency) {
+      const replay = await replayOf({ ...idempotencyDeps, windowMs }, 'map', 'scraper', accountId, idempotency);
+      if (replay) return answerMap(res, replay.requestId, String(replay.record.input.url), replay.ended as MapRecord | null, true);
+    }
     const urlProblem = await checkUrl(body.url, { allowPrivateNetworks: allowPrivate, requireHttps: false });
     if (urlProblem) throw new ApiError('E003', URL_PROBLEM_MESSAGES[urlProblem]);
     const limit = wholeNumber('limit', body.limit, 1, config.MAP_MAX_LINKS) ?? Math.min(DEFAULT_MAP_LIMIT, config.MAP_MAX_LINKS);
@@ -246,12 +337,11 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
       input: { url: body.url, limit, ...tagged },
       producer: deps.producers.map,
       payload,
-      windowMs: config.SYNC_WINDOW_MS,
+      windowMs,
+      idempotency,
     });
-    const record = outcome.record as MapRecord | null;
-    if (!record) return void res.status(202).json({ request_id: requestId, status: 'processing', url: body.url });
-    const code = record.error?.code;
-    res.status(record.status === 'completed' ? 200 : code === 'E003' || code === 'E009' ? 400 : 500).json(mapStatusBody(record));
+    if (outcome.reusedWithOtherBody) throw reusedKeyError('scraper');
+    answerMap(res, outcome.requestId, body.url, outcome.record as MapRecord | null, outcome.replayed);
   });
 
   for (const family of ['crawl', 'batch'] as const) {
@@ -264,19 +354,11 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
       if (!found.found) throw new ApiError('E002', found.reason === 'expired' ? 'Request ID not found (results are kept 24 hours after the end)' : 'Request ID not found');
       return found.record as unknown as CrawlRecord;
     };
-    /** The status body with the results from `from` on, or none (`withEntries` false: a cancel's answer). */
-    const statusAnswer = async (record: CrawlRecord, from: number, withEntries: boolean) => {
-      const [counters, listed] = await Promise.all([
-        stores.crawls.counters(record.id),
-        withEntries ? stores.crawls.entries(record.id, from, STATUS_PAGE_ENTRIES, STATUS_PAGE_BYTES) : stores.crawls.listedCount(record.id).then((total) => ({ entries: [], total })),
-      ]);
-      return crawlStatusBody(record, counters, listed.entries, from, listed.total);
-    };
-
     router.get(`/${family}/:requestId`, async (req, res) => {
       const from = cursorOf(req);
+      const limit = resultLimitOf(req);
       const record = await lookup(req, res);
-      res.status(200).type('application/json').send(await statusAnswer(record, from, true));
+      res.status(200).type('application/json').send(await siteJobStatusAnswer(record, from, limit));
     });
 
     // Cancel: the running slice stops its fetches and ends the crawl as cancelled, keeping what
@@ -293,7 +375,7 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
         }
         record = ended ?? ((await stores.records.get(family, record.id)) as unknown as CrawlRecord | null) ?? record;
       }
-      res.status(200).type('application/json').send(await statusAnswer(record, 0, false));
+      res.status(200).type('application/json').send(await siteJobStatusAnswer(record, 0, 0));
     });
   }
 
@@ -301,6 +383,7 @@ export function registerSiteJobRoutes(router: Router, deps: GatewayDeps): void {
     const id = String(req.params.requestId);
     setRequestId(res, id);
     if (!isRequestId(id)) throw new ApiError('E002', 'Request ID not found');
+    await waitForEndWhenPreferred(req, res, deps, 'map', id, accountIdOf(res));
     const found = await stores.records.lookup('map', id, accountIdOf(res));
     if (!found.found) throw new ApiError('E002', 'Request ID not found');
     res.status(200).json(mapStatusBody(found.record as unknown as MapRecord));

@@ -6,21 +6,29 @@ import type { CrawlDeps } from './crawl-deps.js';
 /** How a crawl ends: its record's status, and why. */
 export type CrawlEnd = { status: 'completed' | 'cancelled'; reason: string } | { status: 'failed'; error: RecordError };
 
-/** The delivery id of a crawl's end notice (one per crawl: a run again never sends it twice). */
-export const endNoticeId = (crawlId: string) => `wh-${crawlId}-end`;
+/**
+ * The delivery id of a crawl's end notice to its own webhook, or to one of its account's
+ * subscriptions (one per crawl and endpoint: a run again never sends it twice).
+ */
+export const endNoticeId = (crawlId: string, subscriptionId?: string) => `wh-${crawlId}-end${subscriptionId ? `-${subscriptionId}` : ''}`;
 
 /**
  * What follows a crawl's end, from whichever slice (or worker) finds it ended: its working keys
  * go (the frontier, seen URLs...; counters and results stay as long as the record), its account
- * may start another, and its end notice is queued. Every step may run twice: each is idempotent.
+ * may start another, and its end notice is queued for its own webhook and for each of the
+ * account's subscriptions to its family (they get the end notice only: a subscription hears of
+ * every crawl of the account, and its pages are read by cursor). Every step may run twice: each
+ * is idempotent.
  */
 export async function finalizeCrawl(deps: CrawlDeps, record: RequestRecord): Promise<void> {
   const family = record.family as CrawlJob['family'];
   await deps.crawls.finish(record.id, RECORD_LIFETIME_SECONDS[family].afterCompletion ?? 24 * 3600);
   await deps.crawls.release(record.accountId, record.id);
-  if (record.webhook?.url) {
-    const deliveryId = endNoticeId(record.id);
-    await deps.jobs.webhooks.add({ deliveryId, requestId: record.id, accountId: record.accountId, family, url: record.webhook.url, crawlEvent: { kind: 'ended' } }, deliveryId);
+  const targets: Array<{ url: string; subscriptionId?: string }> = record.webhook?.url ? [{ url: record.webhook.url }] : [];
+  for (const sub of await deps.jobs.subscriptions.forFamily(record.accountId, family)) targets.push({ url: sub.url, subscriptionId: sub.id });
+  for (const target of targets) {
+    const deliveryId = endNoticeId(record.id, target.subscriptionId);
+    await deps.jobs.webhooks.add({ deliveryId, requestId: record.id, accountId: record.accountId, family, ...target, crawlEvent: { kind: 'ended' } }, deliveryId);
   }
 }
 

@@ -2,6 +2,8 @@ import type { INodeProperties } from 'n8n-workflow';
 
 /** Shown for the submitting operations: how long the node follows a request the service answered 202. */
 const submitting = { resource: ['webPage', 'document'], operation: ['scrape', 'parse'] };
+/** Every operation that starts a request takes tags (a crawl's wait has its own fields: see website.ts). */
+const tagged = { resource: ['webPage', 'document', 'website'], operation: ['scrape', 'parse', 'crawl', 'map'] };
 
 export const waitFields: INodeProperties[] = [
 	{
@@ -12,7 +14,7 @@ export const waitFields: INodeProperties[] = [
 		placeholder: 'invoices, nightly',
 		description:
 			'Comma-separated labels for the request, echoed in its result and in Gleaner Trigger deliveries (a trigger can start only for a tag). Every request also carries n8n-workflow:&lt;workflow ID&gt;, which lets a Gleaner Trigger in this workflow ignore it.',
-		displayOptions: { show: submitting, hide: { useCache: [true] } },
+		displayOptions: { show: tagged, hide: { useCache: [true] } },
 	},
 	{
 		displayName: 'Wait for Result',

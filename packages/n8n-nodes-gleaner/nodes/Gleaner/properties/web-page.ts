@@ -4,6 +4,12 @@ const show = (operation: string[]) => ({ show: { resource: ['webPage'], operatio
 /** Shown only when Use Cache is off: a cached lookup ignores every field but the URL. */
 const scraping = (extra: Record<string, string[]> = {}) => ({ show: { resource: ['webPage'], operation: ['scrape'], useCache: [false], ...extra } });
 
+/** A scrape's output, and each page's of a crawl. */
+export const OUTPUT_TYPES: INodeProperties['options'] = [
+	{ name: 'Markdown', value: 'markdown', description: 'Plain text (content.text) plus a markdown rendering (content.markdown)' },
+	{ name: 'Plain Text', value: 'plaintext', description: 'Plain text only (content.text)' },
+];
+
 export const webPageOperations: INodeProperties[] = [
 	{
 		displayName: 'Operation',
@@ -68,10 +74,7 @@ export const webPageFields: INodeProperties[] = [
 		displayName: 'Output Type',
 		name: 'outputType',
 		type: 'options',
-		options: [
-			{ name: 'Markdown', value: 'markdown', description: 'Plain text (content.text) plus a markdown rendering (content.markdown)' },
-			{ name: 'Plain Text', value: 'plaintext', description: 'Plain text only (content.text)' },
-		],
+		options: OUTPUT_TYPES,
 		default: 'markdown',
 		displayOptions: scraping(),
 	},
