@@ -113,6 +113,21 @@ export function furnitureName(el: Element): 'furniture' | 'small-furniture' | nu
   return small ? 'small-furniture' : null;
 }
 
+/** One compound name for each alternative of BOILERPLATE_SUBSTRING (kept beside it). */
+const COMPOUND_SAMPLES = [
+  'sharebar', 'socialmedia', 'relatedposts', 'more-stories', 'most-read', 'commentlist', 'newsletterbox', 'cookienotice', 'screen-reader-text',
+  'visually-hidden', 'sr-only', 'read-also', 'jp-relatedposts', 'wp-caption-credit', 'post-meta', 'entry-footer', 'article-tools', 'author-bio',
+];
+
+/**
+ * Every class or id token and ARIA role the furniture test reads as furniture, and a compound
+ * name for each of its patterns: for the tests that put them where no furniture test may act
+ * (the page's root, its body, the wrappers of the article).
+ */
+export function furnitureNameSamples(): { names: string[]; roles: string[] } {
+  return { names: [...FURNITURE_TOKENS, ...COMMENT_TOKENS, ...SMALL_FURNITURE_TOKENS, ...COMPOUND_SAMPLES, 'author'], roles: [...BOILERPLATE_ROLES] };
+}
+
 const COMMENTS = /comment|disqus|respond|repl(?:y|ies)/i;
 
 /** Comment sections by their names (they hold prose, so the furniture test needs to know them). */

@@ -21,6 +21,22 @@ export function keepMathJaxFormulas(document: Document): void {
   }
 }
 
+/** Attributes by which Readability (and a furniture test) would read an element as furniture or hidden. */
+const FURNITURE_ATTRIBUTES = ['class', 'id', 'role', 'style', 'hidden', 'aria-hidden', 'aria-modal'];
+
+/**
+ * Takes from `<html>` and `<body>` the names, roles and hiding that describe the page as a whole
+ * (`<html class="header-spacing">`, `<body class="modal-open sidebar-left">`, an anti-flicker
+ * `<body style="display:none">`): Readability reads them as it reads any element's, and would
+ * remove the root (and with it the page: linkedom's document then has no documentElement) or
+ * the body. Nothing reads them after the metadata, which is read first.
+ */
+export function neutralizeRoots(document: Document): void {
+  for (const root of [document.documentElement, document.body]) {
+    if (root) for (const name of FURNITURE_ATTRIBUTES) root.removeAttribute(name);
+  }
+}
+
 /**
  * The article as Readability finds it (the element itself, not serialised HTML, so text and
  * markdown are produced without a second parse). Readability mutates the document: callers read

@@ -73,6 +73,9 @@ export function createScrapeProcessor(deps: ScrapeProcessorDeps) {
       const { page, rendered, renderError } = await obtainPage(deps, payload);
       const needMarkdown = payload.outputType === 'markdown' || payload.useLlm;
       const extracted = await extract(deps, page, needMarkdown, payload.accountId);
+      for (const { step, error } of extracted.stepFailures ?? []) {
+        deps.logger.warn('a content extraction step failed on the page; the candidate before it was kept', { requestId: payload.requestId, step, error });
+      }
       const result: ScrapeResult = {
         text: extracted.text,
         ...(needMarkdown ? { markdown: extracted.markdown ?? '' } : {}),
