@@ -20,8 +20,8 @@ const FURNITURE_TOKENS = new Set([
   'related', 'recommended', 'recommendations', 'recirculation', 'trending', 'mostread', 'outbrain', 'taboola', 'plista',
   // newsletter, subscription
   'newsletter', 'subscribe', 'subscription', 'signup',
-  // embedded posts of social networks, disclaimers
-  'tweet', 'disclaimer', 'disclosure',
+  // disclaimers (embedded posts of social networks are quotes: see quotedContent)
+  'disclaimer', 'disclosure',
   // consent and overlays
   'cookie', 'cookies', 'consent', 'gdpr', 'popup', 'modal', 'overlay',
   // ads
@@ -52,6 +52,14 @@ const AUTHOR = /^(?:[a-z]+-)?author$/i;
 
 /** ARIA roles of page furniture. */
 const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'dialog', 'alertdialog', 'search', 'menu', 'menubar', 'toolbar', 'tablist']);
+
+/**
+ * Quoted content: a `<blockquote>` (an embedded tweet, toot, Instagram or Facebook post with
+ * its "— name (@handle) date" line, or a quotation) is what the author put in the text, never
+ * furniture by its name or its shape; where it stands outside the article, the choice of the
+ * article leaves it out.
+ */
+export const quotedContent = (el: Element): boolean => el.closest('blockquote') !== null;
 
 /** Elements that are furniture whatever their name. */
 export const FURNITURE_TAGS = new Set(['FIGCAPTION', 'NAV', 'FOOTER', 'ASIDE', 'DIALOG', 'MENU', 'FORM', 'BUTTON', 'SELECT', 'TEXTAREA', 'INPUT', 'LABEL', 'IFRAME', 'NOSCRIPT']);

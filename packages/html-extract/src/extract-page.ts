@@ -1,5 +1,5 @@
 import { trimContentEdges } from './content-edges.js';
-import { fallbackContent, keepMathJaxFormulas, neutralizeRoots, readabilityContent, type MainContent } from './main-content.js';
+import { fallbackContent, keepMathJaxFormulas, keepQuotesForReadability, neutralizeRoots, readabilityContent, type MainContent } from './main-content.js';
 import { renderMarkdown } from './markdown.js';
 import { collectImages } from './page-images.js';
 import { collectLinks } from './page-links.js';
@@ -114,6 +114,7 @@ function chooseContent(document: Document, prepared: string, articleBody: string
     'readability',
     () => {
       removeFurniture(body, tallyTree(body, null), title);
+      keepQuotesForReadability(document);
       const article = readabilityContent(document);
       if (article) {
         cleanArticle(article.element);

@@ -1,4 +1,4 @@
-import { FURNITURE_TAGS, furnitureName, namedAsArticleBody, namedAsComments } from './boilerplate.js';
+import { FURNITURE_TAGS, furnitureName, namedAsArticleBody, namedAsComments, quotedContent } from './boilerplate.js';
 import { isHidden } from './plain-text.js';
 
 /** Elements whose text is a paragraph (a block) of its own; everything else is inline. */
@@ -234,7 +234,7 @@ export function removeFurniture(root: Element, tallies: Map<Element, Tally>, tit
         break;
       }
       const prose = tallies.get(child)?.prose ?? 0;
-      const named = FURNITURE_TAGS.has(child.tagName.toUpperCase()) || isHidden(child) ? 'furniture' : furnitureName(child);
+      const named = FURNITURE_TAGS.has(child.tagName.toUpperCase()) || isHidden(child) ? 'furniture' : holdsQuotes(child) ? null : furnitureName(child);
       // A widget, byline or tag box holding the article's heading is the post itself.
       const furniture = named === 'furniture' || (named === 'small-furniture' && prose < SMALL_FURNITURE_PROSE && !(heading && child.contains(heading)));
       if (furniture && !wrapsPage(child, prose) && !(titledBox && child.contains(titledBox))) child.remove();
@@ -246,6 +246,18 @@ export function removeFurniture(root: Element, tallies: Map<Element, Tally>, tit
   };
   visit(root);
 }
+
+/** A blockquote, or a box whose text is all in blockquotes (`<div class="social-embed"><blockquote class="twitter-tweet">`). */
+function holdsQuotes(el: Element): boolean {
+  if (el.tagName.toUpperCase() === 'BLOCKQUOTE') return true;
+  const quotes = el.querySelectorAll('blockquote');
+  if (!quotes.length) return false;
+  let quoted = 0;
+  for (const quote of Array.from(quotes)) if (!quote.parentElement?.closest('blockquote')) quoted += textOf(quote).length;
+  return quoted > 0 && quoted >= textOf(el).length - QUOTE_WRAPPER_SLACK;
+}
+/** Characters besides the quotes that a box of quotes may hold (a "View on Twitter" link, a caption). */
+const QUOTE_WRAPPER_SLACK = 40;
 
 /** `<article>`, `<main>`, `role=main` or a name of the article body: where the markup says the content is. */
 function markedAsContent(el: Element): boolean {
@@ -292,7 +304,7 @@ export function cleanArticle(article: Element): void {
       const t = tallies.get(child);
       const tag = child.tagName.toUpperCase();
       // Headings are often links to the page itself; lists are kept (above).
-      if (LIST_TAGS.has(tag) || HEADING.test(tag)) {
+      if (LIST_TAGS.has(tag) || HEADING.test(tag) || tag === 'BLOCKQUOTE') {
         child = next;
         continue;
       }
@@ -304,7 +316,11 @@ export function cleanArticle(article: Element): void {
       // sentence without a label ("<a>This week's new episode is a silly party game</a>.") is
       // the text's own; "Read also: <a>…</a>." is not.
       const ownSentence = readAlso && linkedSentence(textOf(child));
-      if (readAlso && child.querySelectorAll('a').length <= 1 && !ownSentence) child.remove();
+      // Recall first: only a link under a label ("Read also: …", "LE PUEDE INTERESAR: …") is
+      // another page's teaser; a bare link line ("Follow Jane on Twitter for live updates") is
+      // as often the author's call inside the text.
+      const labelled = readAlso && LABEL_BEFORE_LINK.test(textOf(child));
+      if (readAlso && labelled && child.querySelectorAll('a').length <= 1 && !ownSentence) child.remove();
       else visit(child);
       child = next;
     }
@@ -314,6 +330,8 @@ export function cleanArticle(article: Element): void {
 /** A sentence (eight words or more, ending with a full stop), not a headline, and no label ("Mehr:", "Read also:") in front. */
 const linkedSentence = (text: string) => /[^.]\.$/.test(text) && text.split(' ').length >= LINKED_SENTENCE_MIN_WORDS && !/^[^.!?]{0,25}:\s/u.test(text);
 const LINKED_SENTENCE_MIN_WORDS = 8;
+/** A label that ends with a colon or a dash before the link ("Read also:", "MORE —"). */
+const LABEL_BEFORE_LINK = /^[^:–—]{1,25}[:–—]\s*\S/u;
 const READ_ALSO_MAX_CHARS = 200;
 const READ_ALSO_LABEL_CHARS = 25;
 const READ_ALSO_MIN_LINK_CHARS = 30;
@@ -325,6 +343,11 @@ function removeLinkLists(region: Element, tallies: Map<Element, Tally>): void {
       const next = child.nextElementSibling;
       const t = tallies.get(child);
       const tag = child.tagName.toUpperCase();
+      // Quotes and numbered lists are the article's own, links and all (an embedded post, a list of products).
+      if (tag === 'BLOCKQUOTE' || tag === 'OL') {
+        child = next;
+        continue;
+      }
       if (t && t.chars > 0 && BLOCK_TAGS.has(tag) && t.linkChars / t.chars > 0.5 && t.prose === 0) child.remove();
       else visit(child);
       child = next;
@@ -517,7 +540,7 @@ function trailingLabel(block: Element, box: Element): boolean {
   if (copyrightNotice(text) || tagLine(block, text)) return true;
   if (!text || text.length >= LABEL_MAX_CHARS || text.split(' ').length > LABEL_MAX_WORDS) return false;
   if (/[.!?…"”»)\]。！？）」』]$/.test(text)) return false;
-  if (inLineItem(block)) return false;
+  if (inLineItem(block) || quotedContent(block)) return false;
   // The last of a run of same-shaped short blocks (three or more) is an item of a listing.
   let sameShaped = 0;
   for (let previous = box.previousElementSibling; previous && sameShaped < 2; previous = previous.previousElementSibling, sameShaped++) {
