@@ -14,8 +14,9 @@
  *
  * A block is a line as a reader sees it (text between block boundaries); a block is kept by a
  * text extractor when the extractor's text holds it. Methods: each voter alone, majorities,
- * and recall-first combinations (ours, plus what Readability keeps when a block classifier
- * agrees). Run: node --import tsx bench/extraction-methods.ts
+ * recall-first combinations (ours, plus what Readability keeps when a block classifier agrees),
+ * and a learned vote (logistic regression on the votes and block features, trained on the tune
+ * half's blocks only, so its check-half figures are held apart). Run: pnpm bench:methods
  */
 import os from 'node:os';
 import { Readability } from '@mozilla/readability';
@@ -151,6 +152,9 @@ function stopwordVotes(lines: Line[]): boolean[] {
   }
   return revised.map((c) => c === 'good');
 }
+const LEARN_EPOCHS = 300;
+const LEARN_RATE = 2;
+const LEARN_L2 = 1e-4;
 /** The page's most frequent words taken as its function words. */
 const FUNCTION_WORDS = 40;
 
@@ -218,6 +222,48 @@ const texts = (method: Method | 'ours' | 'readability', keys: string[]) => {
   return out;
 };
 const readability = texts('readability', pages.map((p) => p.folder));
+
+// A learned vote: logistic regression over the four votes and the block's own features (and its
+// neighbours' votes), trained on the tune half's blocks only and applied to both halves. Labels:
+// a dragnet block is content when the human text holds it; a snippet page's block when it holds
+// a `with` snippet, boilerplate when it holds a `without` one (its other blocks are unlabelled).
+const normal = (t: string) => t.replace(/\s+/g, ' ').trim();
+const truthOf = new Map((scorer.loadCorpus() as Array<{ folder: string; truth?: string; snippets?: { with?: string[]; without?: string[] } }>).map((p) => [p.folder, p]));
+function features(v: Votes, i: number): number[] {
+  const l = v.lines[i];
+  const b = (x: boolean | undefined) => (x ? 1 : 0);
+  return [1, b(v.ours[i]), b(v.readability[i]), b(v.density[i]), b(v.stopwords[i]), Math.log1p(l.words) / 5, linkDensity(l), b(l.heading), b(v.ours[i - 1]), b(v.ours[i + 1]), b(v.readability[i - 1]), b(v.readability[i + 1]), i / v.lines.length];
+}
+function label(folder: string, l: Line): number | null {
+  const page = truthOf.get(folder);
+  if (!page) return null;
+  if (page.truth !== undefined) return normal(page.truth).includes(l.text) ? 1 : 0;
+  if ((page.snippets?.with ?? []).some((x) => l.text.includes(normal(x)))) return 1;
+  if ((page.snippets?.without ?? []).some((x) => l.text.includes(normal(x)))) return 0;
+  return null;
+}
+const samples: Array<[number[], number]> = [];
+for (const p of pages.filter((q) => q.half === 'tune')) {
+  const v = votes.get(p.folder)!;
+  v.lines.forEach((l, i) => {
+    const y = label(p.folder, l);
+    if (y !== null) samples.push([features(v, i), y]);
+  });
+}
+const weights = new Array<number>(samples[0][0].length).fill(0);
+const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+const dot = (x: number[]) => x.reduce((a, xi, k) => a + xi * weights[k], 0);
+for (let epoch = 0; epoch < LEARN_EPOCHS; epoch++) {
+  const grad = new Array<number>(weights.length).fill(0);
+  for (const [x, y] of samples) {
+    const err = sigmoid(dot(x)) - y;
+    x.forEach((xi, k) => (grad[k] += err * xi));
+  }
+  grad.forEach((g, k) => (weights[k] -= LEARN_RATE * (g / samples.length + LEARN_L2 * weights[k])));
+}
+console.log(`learned vote: ${samples.length} labelled tune blocks, weights ${weights.map((w) => w.toFixed(2)).join(' ')}`);
+METHODS['learned vote (tune half), p >= 0.5'] = (v, i) => sigmoid(dot(features(v, i))) >= 0.5;
+METHODS['learned vote (tune half), p >= 0.3'] = (v, i) => sigmoid(dot(features(v, i))) >= 0.3;
 const f = (v: number | null) => (v === null ? 'n/a' : v.toFixed(3));
 console.log(`${pages.length} + ${web.length} pages read in ${((performance.now() - started) / 1000).toFixed(1)} s, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 console.log(`${'method'.padEnd(54)} ${'dragnet tune/check'.padEnd(20)} ${'snippets tune/check'.padEnd(20)} ${'vs R tune/check'.padEnd(16)} corpus/web recall`);

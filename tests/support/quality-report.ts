@@ -3,7 +3,7 @@ import { parseHTML } from 'linkedom';
 import { prepareHtml } from '@gleaner/html-extract';
 import { ANNOTATED_CORPUS, figuresLine, qualityFigures, type AnnotatedPage, type AnnotatedScorer, type QualityFigures } from './annotated-corpus.js';
 import { htmlToText, type CorpusPage } from './web-corpus.js';
-import { words } from './word-f1.js';
+import { overlapCount, words } from './word-f1.js';
 
 /**
  * The main-content figures issue 35 asks for, on each corpus and each half: the annotated
@@ -31,19 +31,6 @@ export interface AgainstReadability {
   pagesUnderHalf: number;
 }
 
-/** Words of `a` that `b` lacks (multisets). */
-function missingCount(a: string[], b: string[]): number {
-  const counts = new Map<string, number>();
-  for (const w of b) counts.set(w, (counts.get(w) ?? 0) + 1);
-  let missing = 0;
-  for (const w of a) {
-    const n = counts.get(w) ?? 0;
-    if (n > 0) counts.set(w, n - 1);
-    else missing++;
-  }
-  return missing;
-}
-
 export function againstReadability(pairs: Array<{ ours: string; readability: string }>): AgainstReadability {
   let recallSum = 0;
   let total = 0;
@@ -53,7 +40,7 @@ export function againstReadability(pairs: Array<{ ours: string; readability: str
   for (const { ours, readability } of pairs) {
     const theirs = words(readability);
     if (!theirs.length) continue;
-    const missing = missingCount(theirs, words(ours));
+    const missing = theirs.length - overlapCount(theirs, words(ours));
     pages++;
     total += theirs.length;
     dropped += missing;

@@ -136,6 +136,17 @@ export function furnitureNameSamples(): { names: string[]; roles: string[] } {
   return { names: [...FURNITURE_TOKENS, ...COMMENT_TOKENS, ...SMALL_FURNITURE_TOKENS, ...COMPOUND_SAMPLES, 'author'], roles: [...BOILERPLATE_ROLES] };
 }
 
+/**
+ * Takes a furniture role (`navigation`, `complementary`…) from a wrapper of the page that the
+ * furniture test kept in spite of it: Readability removes elements by these roles outright, and
+ * would remove the article with its wrapper. (Its names only weigh in Readability's scoring,
+ * and stay.)
+ */
+export function unnameFurniture(el: Element): void {
+  const role = el.getAttribute('role');
+  if (role && BOILERPLATE_ROLES.has(role.toLowerCase())) el.removeAttribute('role');
+}
+
 const COMMENTS = /comment|disqus|respond|repl(?:y|ies)/i;
 
 /** Comment sections by their names (they hold prose, so the furniture test needs to know them). */

@@ -1,4 +1,4 @@
-import { FURNITURE_TAGS, furnitureName, namedAsArticleBody, namedAsComments, quotedContent } from './boilerplate.js';
+import { FURNITURE_TAGS, furnitureName, namedAsArticleBody, namedAsComments, quotedContent, unnameFurniture } from './boilerplate.js';
 import { isHidden } from './plain-text.js';
 
 /** Elements whose text is a paragraph (a block) of its own; everything else is inline. */
@@ -193,6 +193,7 @@ const SMALL_FURNITURE_PROSE = 200;
  */
 export function removeFurniture(root: Element, tallies: Map<Element, Tally>, title: string): void {
   const pageProse = tallies.get(root)?.prose ?? 0;
+  const pageChars = tallies.get(root)?.chars ?? 0;
   const heading = articleHeading(root, title);
   // Comments can outweigh a short article, so a comment section wraps the page only if it holds
   // the heading; and on a short page a footer can hold half the prose, so without the heading it
@@ -236,9 +237,15 @@ export function removeFurniture(root: Element, tallies: Map<Element, Tally>, tit
       const prose = tallies.get(child)?.prose ?? 0;
       const named = FURNITURE_TAGS.has(child.tagName.toUpperCase()) || isHidden(child) ? 'furniture' : holdsQuotes(child) ? null : furnitureName(child);
       // A widget, byline or tag box holding the article's heading is the post itself.
-      const furniture = named === 'furniture' || (named === 'small-furniture' && prose < SMALL_FURNITURE_PROSE && !(heading && child.contains(heading)));
+      // A byline or tag box is small: one holding half the page's text is a wrapper of it.
+      const small = prose < SMALL_FURNITURE_PROSE && (tallies.get(child)?.chars ?? 0) < 0.5 * pageChars;
+      const furniture = named === 'furniture' || (named === 'small-furniture' && small && !(heading && child.contains(heading)));
       if (furniture && !wrapsPage(child, prose) && !(titledBox && child.contains(titledBox))) child.remove();
-      else visit(child);
+      else {
+        // A wrapper kept in spite of its name: Readability, which reads the names too, keeps it as well.
+        if (furniture) unnameFurniture(child);
+        visit(child);
+      }
       child = next;
     }
     // The element's own lines (text outside its child elements), counted after its children's.

@@ -81,7 +81,7 @@ function articleWrappers(document: Document, text: string): Element[] {
 const WRAPPER_MIN_SHARE = 1.5;
 const WRAPPER_MIN_BLOCK_CHARS = 80;
 /** One page in this many gets the variants; names rotate so that each is put at each place several times. */
-const VARIANT_EVERY = 8;
+const VARIANT_EVERY = 12;
 const NAMES_PER_VARIANT = 6;
 /** Readability's threshold for an article. */
 const ARTICLE_MIN_CHARS = 500;
