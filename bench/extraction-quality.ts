@@ -1,7 +1,9 @@
 /**
  * Main-content quality without the API, for iterating on the extractor: extractText over every
  * page of ../shared/corpus/web-annotated, scored with the corpus's own score.mjs, overall, per
- * half (tune on even manifest positions, check on odd) and per language group.
+ * half (tune and check, pages grouped by site) and per language group; each against
+ * Readability.js alone (the words of its text we keep, and what we drop that the truth keeps);
+ * and corpus/web against expected.html (Readability's output).
  *
  *   pnpm bench:quality                         figures
  *   pnpm bench:quality --worst 10              plus the 10 worst pages of each source
@@ -10,9 +12,12 @@
  *   pnpm bench:quality --save predictions.json the texts, for `node score.mjs`
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { extractText } from '@gleaner/html-extract';
-import { ANNOTATED_CORPUS, annotatedPages, groupReport, loadScorer } from '../tests/support/annotated-corpus.js';
+import { ANNOTATED_CORPUS, annotatedPages, loadScorer } from '../tests/support/annotated-corpus.js';
+import { annotatedReport, readabilityText, webCorpusReport } from '../tests/support/quality-report.js';
+import { realSitePages } from '../tests/support/web-corpus.js';
 
 const { values: args } = parseArgs({
   options: { worst: { type: 'string' }, half: { type: 'string' }, page: { type: 'string' }, save: { type: 'string' } },
@@ -36,9 +41,14 @@ if (args.page) {
   const score = scorer.scoreCorpus(corpus.filter((p) => p.folder === args.page), predictions);
   console.log(scorer.formatWorst(scorer.worstPages(score.perPage, 1)));
 } else {
-  const { lines } = groupReport(scorer, pages, predictions);
-  console.log(lines.join('\n'));
-  console.log(`${pages.length} pages extracted in ${seconds.toFixed(1)} s`);
+  const readability: Record<string, string> = {};
+  for (const page of pages) readability[page.folder] = readabilityText(page.html);
+  const web = realSitePages();
+  const webTexts: Record<string, string> = {};
+  for (const page of web) webTexts[page.folder] = extractText(page.source);
+  console.log(`web-annotated (score.mjs; halves grouped by site)\n${annotatedReport(scorer, pages, predictions, readability).lines.join('\n')}`);
+  console.log(webCorpusReport(web, webTexts).line);
+  console.log(`${pages.length} pages extracted in ${seconds.toFixed(1)} s (load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})`);
   if (args.worst) {
     const corpus = scorer.loadCorpus(ANNOTATED_CORPUS) as Array<{ folder: string }>;
     const folders = new Set(pages.map((p) => p.folder));

@@ -12,7 +12,7 @@
  * Targets, and what each figure means:
  *   speed      reference time / our time over the whole corpus >= 2.
  *   corpus/web titles as Readability's metadata has them >= 90 %, and mean word recall of the
- *              text of expected.html >= 0.95. expected.html is Readability's own output, so
+ *              text of expected.html >= 0.97 (issue 35). expected.html is Readability's own output, so
  *              recall, not F1: we may drop boilerplate it kept (comments), not article text. The
  *              word F1 of both pipelines is printed for information.
  *   web-annotated  human-made truth, scored by its score.mjs: dragnet F1 >= 0.93, snippet F1
@@ -156,7 +156,7 @@ const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 const targets: Array<[string, boolean]> = [
   ['speed: reference / ours >= 2x', speedup >= 2],
   ['corpus/web: titles >= 90 %', titleShare >= 0.9],
-  ['corpus/web: mean word recall of expected.html >= 0.95', meanRecall >= 0.95],
+  ['corpus/web: mean word recall of expected.html >= 0.97', meanRecall >= 0.97],
   ['web-annotated: dragnet F1 >= 0.93', (all.dragnetF1 ?? 0) >= 0.93],
   ['web-annotated: snippet F1 >= 0.92', (all.snippetF1 ?? 0) >= 0.92],
   ['web-annotated: snippets that must not appear absent >= 0.90', (all.withoutAbsent ?? 0) >= 0.9],
@@ -177,7 +177,7 @@ mean word F1              ${pad(meanF1('oursF1').toFixed(4), 10)}  ${pad(meanF1(
 corpus/web quality        titles ${(titleShare * 100).toFixed(1)} %, mean word recall of expected.html ${meanRecall.toFixed(4)}
 linear                    ${linear.small.toFixed(0)} ms CPU for ${(sized(400).length / 1024).toFixed(0)} KB, ${linear.large.toFixed(0)} ms for 8x: ${linearRatio.toFixed(1)}x
 
-web-annotated (${annotated.length} pages, ${(annotatedMs / 1000).toFixed(1)} s; score.mjs; tune = even manifest positions, check = odd)
+web-annotated (${annotated.length} pages, ${(annotatedMs / 1000).toFixed(1)} s; score.mjs; halves tune and check grouped by site)
 ${annotatedReport.lines.join('\n')}
 
 markdown (HTML bytes in / time)       ours, render    ours, parse     turndown

@@ -11,7 +11,12 @@ export interface AnnotatedPage {
   source: 'dragnet' | 'trafilatura-eval';
   /** en, de or other, from `<html lang>`; dragnet pages without one are English (README). */
   language: 'en' | 'de' | 'other' | 'unknown';
-  /** The tuning half (even position in the manifest) or the check half (odd). */
+  /**
+   * The tuning half or the check half, by site: every page of a site (its registrable domain:
+   * the blogs of one blog host are one site, one template) in the same half, the sites
+   * alternating in the manifest's order within each source. A rule fitted to a template on one half cannot score on
+   * the other.
+   */
   half: 'tune' | 'check';
   html: string;
 }
@@ -57,18 +62,40 @@ const languageOf = (source: string, lang: string | null): AnnotatedPage['languag
   return primary === 'en' || primary === 'de' ? primary : 'other';
 };
 
+/**
+ * A page's site: the manifest's host reduced to its registrable domain (two labels, three under
+ * a short second-level label such as co.uk or com.br); the folder when the page has no host.
+ */
+function siteOf(host: string | null, folder: string): string {
+  if (!host || host === 'null') return folder;
+  const labels = host.toLowerCase().replace(/^www\./, '').split('.');
+  const keep = labels.length > 2 && labels[labels.length - 2].length <= 3 ? 3 : 2;
+  return labels.slice(-keep).join('.');
+}
+
 /** Every page with its HTML (read as UTF-8, as the README says), source, language group and half. */
 export function annotatedPages(): AnnotatedPage[] {
   const manifest = JSON.parse(fs.readFileSync(path.join(ANNOTATED_CORPUS, 'MANIFEST.json'), 'utf8')) as {
-    pages: Array<{ folder: string; source: AnnotatedPage['source']; lang: string | null }>;
+    pages: Array<{ folder: string; source: AnnotatedPage['source']; lang: string | null; host: string | null }>;
   };
-  return manifest.pages.map((p, i) => ({
-    folder: p.folder,
-    source: p.source,
-    language: languageOf(p.source, p.lang),
-    half: i % 2 === 0 ? 'tune' : 'check',
-    html: fs.readFileSync(path.join(ANNOTATED_CORPUS, p.folder, 'source.html'), 'utf8'),
-  }));
+  const halfOfSite = new Map<string, AnnotatedPage['half']>();
+  // Sites alternate within each source, so that both halves hold as many pages of each kind of truth.
+  const sitesOfSource = new Map<string, number>();
+  return manifest.pages.map((p) => {
+    const site = siteOf(p.host, p.folder);
+    if (!halfOfSite.has(site)) {
+      const n = sitesOfSource.get(p.source) ?? 0;
+      sitesOfSource.set(p.source, n + 1);
+      halfOfSite.set(site, n % 2 === 0 ? 'tune' : 'check');
+    }
+    return {
+      folder: p.folder,
+      source: p.source,
+      language: languageOf(p.source, p.lang),
+      half: halfOfSite.get(site)!,
+      html: fs.readFileSync(path.join(ANNOTATED_CORPUS, p.folder, 'source.html'), 'utf8'),
+    };
+  });
 }
 
 /** The figures the issue asks for, as one object (null where a group has no page of the kind). */

@@ -15,7 +15,7 @@ export function pagesOf(text: string): string[] {
 }
 
 /** Multiset overlap of two word lists: how many of `a`'s words `b` has (each occurrence once). */
-function overlapCount(a: string[], b: string[]): number {
+export function overlapCount(a: string[], b: string[]): number {
   const counts = new Map<string, number>();
   for (const w of b) counts.set(w, (counts.get(w) ?? 0) + 1);
   let overlap = 0;

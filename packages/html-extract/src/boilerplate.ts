@@ -20,8 +20,8 @@ const FURNITURE_TOKENS = new Set([
   'related', 'recommended', 'recommendations', 'recirculation', 'trending', 'mostread', 'outbrain', 'taboola', 'plista',
   // newsletter, subscription
   'newsletter', 'subscribe', 'subscription', 'signup',
-  // embedded posts of social networks, disclaimers
-  'tweet', 'disclaimer', 'disclosure',
+  // disclaimers (embedded posts of social networks are quotes: see quotedContent)
+  'disclaimer', 'disclosure',
   // consent and overlays
   'cookie', 'cookies', 'consent', 'gdpr', 'popup', 'modal', 'overlay',
   // ads
@@ -52,6 +52,14 @@ const AUTHOR = /^(?:[a-z]+-)?author$/i;
 
 /** ARIA roles of page furniture. */
 const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'dialog', 'alertdialog', 'search', 'menu', 'menubar', 'toolbar', 'tablist']);
+
+/**
+ * Quoted content: a `<blockquote>` (an embedded tweet, toot, Instagram or Facebook post with
+ * its "— name (@handle) date" line, or a quotation) is what the author put in the text, never
+ * furniture by its name or its shape; where it stands outside the article, the choice of the
+ * article leaves it out.
+ */
+export const quotedContent = (el: Element): boolean => el.closest('blockquote') !== null;
 
 /** Elements that are furniture whatever their name. */
 export const FURNITURE_TAGS = new Set(['FIGCAPTION', 'NAV', 'FOOTER', 'ASIDE', 'DIALOG', 'MENU', 'FORM', 'BUTTON', 'SELECT', 'TEXTAREA', 'INPUT', 'LABEL', 'IFRAME', 'NOSCRIPT']);
@@ -111,6 +119,32 @@ export function furnitureName(el: Element): 'furniture' | 'small-furniture' | nu
     if (kind) small = true;
   }
   return small ? 'small-furniture' : null;
+}
+
+/** One compound name for each alternative of BOILERPLATE_SUBSTRING (kept beside it). */
+const COMPOUND_SAMPLES = [
+  'sharebar', 'socialmedia', 'relatedposts', 'more-stories', 'most-read', 'commentlist', 'newsletterbox', 'cookienotice', 'screen-reader-text',
+  'visually-hidden', 'sr-only', 'read-also', 'jp-relatedposts', 'wp-caption-credit', 'post-meta', 'entry-footer', 'article-tools', 'author-bio',
+];
+
+/**
+ * Every class or id token and ARIA role the furniture test reads as furniture, and a compound
+ * name for each of its patterns: for the tests that put them where no furniture test may act
+ * (the page's root, its body, the wrappers of the article).
+ */
+export function furnitureNameSamples(): { names: string[]; roles: string[] } {
+  return { names: [...FURNITURE_TOKENS, ...COMMENT_TOKENS, ...SMALL_FURNITURE_TOKENS, ...COMPOUND_SAMPLES, 'author'], roles: [...BOILERPLATE_ROLES] };
+}
+
+/**
+ * Takes a furniture role (`navigation`, `complementary`…) from a wrapper of the page that the
+ * furniture test kept in spite of it: Readability removes elements by these roles outright, and
+ * would remove the article with its wrapper. (Its names only weigh in Readability's scoring,
+ * and stay.)
+ */
+export function unnameFurniture(el: Element): void {
+  const role = el.getAttribute('role');
+  if (role && BOILERPLATE_ROLES.has(role.toLowerCase())) el.removeAttribute('role');
 }
 
 const COMMENTS = /comment|disqus|respond|repl(?:y|ies)/i;

@@ -27,6 +27,10 @@ interface Line {
   heading: boolean;
   /** In a row of a table of two cells or more (a layout table has one or two a row, and lines in them). */
   cell: boolean;
+  /** In a blockquote: quoted content (an embedded post and its attribution line), never boilerplate by shape. */
+  quoted: boolean;
+  /** An item of a numbered list (`<ol>`): an enumeration the author wrote (products, resources, steps), never a menu by shape. */
+  numbered: boolean;
   /** Its first text node: cutting from the line removes this node and everything after it. */
   first: Node;
   kind: Kind;
@@ -40,10 +44,12 @@ function linesOf(root: Element): Line[] {
   let first: Node | null = null;
   let headings = 0;
   let dataRows = 0;
+  let quotes = 0;
+  let numbered = 0;
   const flush = () => {
     const text = parts.join(' ').replace(/\s+/g, ' ').trim();
     if (text && first) {
-      const line = { text, chars: text.length, linkChars: Math.min(linkChars, text.length), heading: headings > 0, cell: dataRows > 0, first };
+      const line = { text, chars: text.length, linkChars: Math.min(linkChars, text.length), heading: headings > 0, cell: dataRows > 0, quoted: quotes > 0, numbered: numbered > 0, first };
       lines.push({ ...line, kind: kindOf(line) });
     }
     parts = [];
@@ -74,12 +80,18 @@ function linesOf(root: Element): Line[] {
       const heading = HEADING.test(tag);
       // Layout tables put a whole page in one or two cells a row; data tables have rows of cells.
       const dataRow = tag === 'TR' && childEl.childElementCount >= 2;
+      const quote = tag === 'BLOCKQUOTE';
+      const ordered = tag === 'OL';
       if (heading) headings++;
       if (dataRow) dataRows++;
+      if (quote) quotes++;
+      if (ordered) numbered++;
       visit(childEl, link);
       flush();
       if (heading) headings--;
       if (dataRow) dataRows--;
+      if (quote) quotes--;
+      if (ordered) numbered--;
     }
   };
   visit(root, false);
@@ -100,6 +112,9 @@ const SENTENCE_END = /[.!?]$/;
 type Kind = 'link' | 'label' | 'teaser' | 'other';
 
 function kindOf(line: Omit<Line, 'kind'>): Kind {
+  // Quoted content and a numbered list's items are the article's, whatever their shape (a
+  // tweet's link and its attribution line, a list of products or resources, each a link).
+  if (line.quoted || line.numbered) return 'other';
   if (line.linkChars >= LINK_LINE_SHARE * line.chars) return 'link';
   // A data table's cells are content however short; a table of links only is a menu.
   if (line.cell) return 'other';

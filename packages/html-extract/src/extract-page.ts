@@ -1,10 +1,12 @@
 import { trimContentEdges } from './content-edges.js';
-import { fallbackContent, keepMathJaxFormulas, readabilityContent, type MainContent } from './main-content.js';
+import { fallbackContent, keepMathJaxFormulas, keepQuotesForReadability, neutralizeRoots, readabilityContent, type MainContent } from './main-content.js';
 import { renderMarkdown } from './markdown.js';
 import { collectImages } from './page-images.js';
 import { collectLinks } from './page-links.js';
 import { buildMeta, jsonLdArticleBody, parseJsonLd, readMetaSources } from './page-meta.js';
-import { cleanArticle, mainRegion, removeFurniture, removeRepeatedBlocks, sharedWordShare, standfirst, tallyTree, trimTrailingLabels, weighed } from './main-region.js';
+import { ExtractionSteps } from './extraction-steps.js';
+import { escapeLineStart, escapeText } from './markdown-escape.js';
+import { cleanArticle, mainRegion, type Region, removeFurniture, removeRepeatedBlocks, sharedWordShare, standfirst, tallyTree, trimTrailingLabels, weighed } from './main-region.js';
 import { parseDocument } from './parse-document.js';
 import { plainText } from './plain-text.js';
 import { prepareHtml } from './prepare-html.js';
@@ -51,17 +53,38 @@ interface ContentResult {
   source: PageExtraction['contentSource'];
 }
 
+/** The page's own text, as the candidate of last resort: the body without navigation, footers and hidden nodes. */
+function bodyContent(prepared: string): ContentResult {
+  const root = fallbackContent(parseDocument(prepared));
+  return { root, text: plainText(root), readability: null, source: 'fallback' };
+}
+
 /**
  * Main content: the candidates compared (chooseContent), the boilerplate left after the article
  * cut (content-edges.ts), and the article's standfirst put back in front when it sits with the
- * heading, outside the element chosen.
+ * heading, outside the element chosen. Each step that throws is skipped with the candidate
+ * before it kept (Readability's article, else the body's text); only a body that cannot be read
+ * fails the page.
  */
-function mainContent(document: Document, prepared: string, articleBody: string | undefined): ContentResult {
-  const { tree, ...chosen } = chooseContent(document, prepared, articleBody);
-  if (chosen.source === 'fallback' || !chosen.text) return chosen;
-  if (trimContentEdges(chosen.root)) chosen.text = plainText(chosen.root);
+function mainContent(document: Document, prepared: string, articleBody: string | undefined, steps: ExtractionSteps): ContentResult {
+  const title = steps.run('title', () => document.title ?? '', () => '');
+  const candidates = steps.run('candidates', () => chooseContent(document, prepared, articleBody, title, steps), () => null);
+  if (!candidates || candidates.source === 'fallback' || !candidates.text) return candidates && candidates.text ? candidates : bodyContent(prepared);
+  const { tree, ...chosen } = candidates;
+  // Cut in place: a copy is kept to go back to if the step throws halfway.
+  const before = chosen.root.cloneNode(true) as Element;
+  steps.run(
+    'content edges',
+    () => {
+      if (trimContentEdges(chosen.root)) chosen.text = plainText(chosen.root);
+    },
+    () => {
+      chosen.root = before;
+      chosen.text = plainText(before);
+    },
+  );
   // The standfirst sits with the heading, outside the element either candidate chose.
-  const dek = standfirst(tree, chosen.text);
+  const dek = steps.run('standfirst', () => standfirst(tree, title, chosen.text), () => null);
   if (!dek || chosen.root.contains(dek)) return chosen;
   const root = document.createElement('div');
   root.append(dek, chosen.root);
@@ -78,31 +101,60 @@ function mainContent(document: Document, prepared: string, articleBody: string |
  *
  * `tree` is the pruned copy of the body the region was found in.
  */
-function chooseContent(document: Document, prepared: string, articleBody: string | undefined): ContentResult & { tree: Element } {
+function chooseContent(document: Document, prepared: string, articleBody: string | undefined, title: string, steps: ExtractionSteps): ContentResult & { tree: Element } {
+  // The root's and the body's names and roles describe the page, never a part of it: read as
+  // furniture (`<html class="header-spacing">`, Readability's "header"), they would remove the
+  // whole page.
+  neutralizeRoots(document);
   const body = document.body ?? document.documentElement;
   // Before any furniture test too: the formulas' classes contain "Menu".
   if (document.querySelector('mjx-container')) keepMathJaxFormulas(document);
   const copy = body.cloneNode(true) as Element;
-  let readability: MainContent | null = null;
-  removeFurniture(body, tallyTree(body, null));
-  try {
-    readability = readabilityContent(document);
-  } catch {
-    readability = null; // Readability throws on some malformed documents; the region covers them.
-  }
-  if (readability) {
-    cleanArticle(readability.element);
-    removeRepeatedBlocks(readability.element);
-    trimTrailingLabels(readability.element);
-  }
+  const readability = steps.run(
+    'readability',
+    () => {
+      removeFurniture(body, tallyTree(body, null), title);
+      keepQuotesForReadability(document);
+      const article = readabilityContent(document);
+      if (article) {
+        cleanArticle(article.element);
+        removeRepeatedBlocks(article.element);
+        trimTrailingLabels(article.element);
+      }
+      return article;
+    },
+    () => null, // Readability throws on some malformed documents; the region covers them.
+  );
   const readabilityText = readability ? plainText(readability.element) : '';
-  const region = mainRegion(copy, { articleBody });
-  // A region without prose is the page minus its furniture, labels and all.
-  removeRepeatedBlocks(region.element);
-  if (region.score > 0) trimTrailingLabels(region.element);
-  const text = plainText(region.element);
-  const weight = readability ? weighed(readability.element) : null;
-  if (readability && weight && readabilityText.length >= MIN_ARTICLE_CHARS) {
+  const region = steps.run(
+    'region',
+    () => {
+      const found = mainRegion(copy, { articleBody, title });
+      // A region without prose is the page minus its furniture, labels and all.
+      removeRepeatedBlocks(found.element);
+      if (found.score > 0) trimTrailingLabels(found.element);
+      return { ...found, text: plainText(found.element) };
+    },
+    () => null,
+  );
+  const fromReadability = () => (readability && readabilityText ? { root: readability.element, text: readabilityText, readability, source: 'readability' as const, tree: copy } : null);
+  if (!region) return fromReadability() ?? { ...bodyContent(prepared), tree: copy };
+  const chosen = steps.run('choice', () => (preferReadability(readability, readabilityText, region, copy) ? fromReadability() : null), fromReadability);
+  if (chosen) return chosen;
+  if (region.text) return { root: region.element, text: region.text, readability, source: 'region', tree: copy };
+  return { ...bodyContent(prepared), readability, tree: copy };
+}
+
+/**
+ * Whether Readability's article is the answer rather than the region: it is long enough (500
+ * characters) and the two agree, or the region found no box and the article holds most of the
+ * page's prose weight.
+ */
+function preferReadability(readability: MainContent | null, readabilityText: string, region: Region & { text: string }, copy: Element): boolean {
+  if (!readability || !readabilityText) return false;
+  const weight = weighed(readability.element);
+  const { text } = region;
+  if (readabilityText.length >= MIN_ARTICLE_CHARS) {
     // They disagree when Readability's article holds under half of the region's words and the
     // region weighs more than twice as much, or is the page's own article body (by name, or the
     // post under the heading the title names) that Readability passed over.
@@ -118,18 +170,16 @@ function chooseContent(document: Document, prepared: string, articleBody: string
     const { found } = region;
     const padding = weight.chars - found.chars;
     const padded = region.structural && region.score > 0 && shared >= PADDED_MIN_SHARED && weight.chars >= PADDED_MIN_RATIO * found.chars && weight.score - found.score < PADDING_MAX_WEIGHT * padding;
-    if (!disagree && !padded) return { root: readability.element, text: readabilityText, readability, source: 'readability', tree: copy };
+    if (!disagree && !padded) return true;
   }
   // The weighing found no box (the region is the whole page: a short post's prose weighs no
   // more than the blurbs of the site around it), and Readability's short article holds most of
   // the page's prose weight: that article is the post, not one teaser of a listing.
-  if (readability && weight && readabilityText && region.element === copy && region.score > 0 && weight.score >= 0.5 * region.score) {
-    return { root: readability.element, text: readabilityText, readability, source: 'readability', tree: copy };
-  }
-  if (text) return { root: region.element, text, readability, source: 'region', tree: copy };
-  const fallback = fallbackContent(parseDocument(prepared));
-  return { root: fallback, text: plainText(fallback), readability, source: 'fallback', tree: copy };
+  return region.element === copy && region.score > 0 && weight.score >= 0.5 * region.score;
 }
+
+/** Plain text as markdown that reads as the same text (no line taken for a heading, list or quote). */
+const textAsMarkdown = (text: string) => text.split('\n').map((line) => escapeLineStart(escapeText(line))).join('\n');
 
 /** The first paragraph of the text, cut at a word boundary: the description of last resort. */
 function firstParagraph(text: string): string {
@@ -151,20 +201,28 @@ export function extractPage(html: string, url: string, options: ExtractOptions =
   const prepared = prepareHtml(html);
   const document = parseDocument(prepared);
   check('parse');
-  const baseUrl = baseUrlOf(document, pageUrl);
-  const links = collectLinks(document, pageUrl, baseUrl);
-  const images = collectImages(document, baseUrl);
-  const metaSources = readMetaSources(document);
+  const steps = new ExtractionSteps();
+  const baseUrl = steps.run('base url', () => baseUrlOf(document, pageUrl), () => pageUrl);
+  const links = steps.run('links', () => collectLinks(document, pageUrl, baseUrl), () => []);
+  const images = steps.run('images', () => collectImages(document, baseUrl), () => []);
+  const metaSources = steps.run('metadata', () => readMetaSources(document), () => null);
   check('links, images and metadata');
-  const content = mainContent(document, prepared, jsonLdArticleBody(metaSources.jsonLd));
+  const articleBody = metaSources ? steps.run('json-ld article body', () => jsonLdArticleBody(metaSources.jsonLd), () => undefined) : undefined;
+  const content = mainContent(document, prepared, articleBody, steps);
   check('main content');
-  const meta = buildMeta(metaSources, baseUrl, content.readability?.meta ?? null, firstParagraph(content.text));
+  const excerpt = firstParagraph(content.text);
+  const meta = steps.run('metadata', () => (metaSources ? buildMeta(metaSources, baseUrl, content.readability?.meta ?? null, excerpt) : null), () => null) ?? {
+    title: content.readability?.meta.title ?? '',
+    description: excerpt,
+  };
   let markdown: string | undefined;
   if (options.markdown) {
-    markdown = renderMarkdown(content.root, { baseUrl });
+    // Rendered from the content's own elements; failing that, from its text as plain paragraphs.
+    markdown = steps.run('markdown', () => renderMarkdown(content.root, { baseUrl }), () => textAsMarkdown(content.text));
     check('markdown');
   }
-  return { title: meta.title, text: content.text, ...(markdown !== undefined ? { markdown } : {}), meta, links, images, contentSource: content.source };
+  const stepFailures = steps.failures.length ? { stepFailures: steps.failures } : {};
+  return { title: meta.title, text: content.text, ...(markdown !== undefined ? { markdown } : {}), meta, links, images, contentSource: content.source, ...stepFailures };
 }
 
 /**
@@ -176,7 +234,9 @@ export function extractText(html: string, options: Pick<ExtractOptions, 'timeBud
   const prepared = prepareHtml(html);
   const document = parseDocument(prepared);
   check('parse');
-  const { text } = mainContent(document, prepared, jsonLdArticleBody(parseJsonLd(document)));
+  const steps = new ExtractionSteps();
+  const articleBody = steps.run('json-ld article body', () => jsonLdArticleBody(parseJsonLd(document)), () => undefined);
+  const { text } = mainContent(document, prepared, articleBody, steps);
   check('main content');
   return text;
 }

@@ -1,4 +1,4 @@
-import { FURNITURE_TAGS, furnitureName, namedAsArticleBody, namedAsComments } from './boilerplate.js';
+import { FURNITURE_TAGS, furnitureName, namedAsArticleBody, namedAsComments, quotedContent, unnameFurniture } from './boilerplate.js';
 import { isHidden } from './plain-text.js';
 
 /** Elements whose text is a paragraph (a block) of its own; everything else is inline. */
@@ -33,6 +33,8 @@ function trigrams(text: string): string[] {
 export interface RegionOptions {
   /** schema.org articleBody text from the page's JSON-LD, when it has one long enough to trust. */
   articleBody?: string;
+  /** The document's title, read before any step changed the document (articleHeading). */
+  title?: string;
 }
 
 /**
@@ -153,8 +155,8 @@ const normalized = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').tri
  * `<h3>` and the site name the `<h1>`, and put the post in a `widget` box. With `titled`, the
  * heading must say at least half the title (the post's title, not the site's name), or none.
  */
-export function articleHeading(root: Element, titled = false): Element | null {
-  const title = normalized(root.ownerDocument?.title ?? '');
+export function articleHeading(root: Element, documentTitle: string, titled = false): Element | null {
+  const title = normalized(documentTitle);
   if (title) {
     for (const heading of Array.from(root.querySelectorAll('h1, h2, h3'))) {
       const text = normalized(heading.textContent ?? '');
@@ -168,14 +170,17 @@ export function articleHeading(root: Element, titled = false): Element | null {
 const ARTICLE_HEADING_MIN_CHARS = 10;
 
 /** The post/entry box around the heading that says the document's title, when it holds prose. */
-function titledPost(root: Element, tallies: Map<Element, Tally>): Element | null {
-  const box = proseBoxAbove(articleHeading(root, true), root, tallies);
+function titledPost(root: Element, title: string, tallies: Map<Element, Tally>): Element | null {
+  const box = proseBoxAbove(articleHeading(root, title, true), root, tallies);
   return box && POST_NAME.test(`${box.getAttribute('class') ?? ''} ${box.id}`) ? box : null;
 }
 const POST_NAME = /(?:^|[^a-z])(?:post|entry|hentry)(?:$|[^a-z])/i;
 
 /** Prose characters that make a furniture-named element without the main heading a wrapper of the page. */
 const WRAPPER_MIN_PROSE = 1000;
+
+/** An article's worth of prose, as Readability counts it (its 500-character threshold): a license line or a blurb has less. */
+const ARTICLE_MIN_PROSE = 500;
 
 /** Prose characters below which an element named like a byline, tag list or widget is one. */
 const SMALL_FURNITURE_PROSE = 200;
@@ -186,23 +191,38 @@ const SMALL_FURNITURE_PROSE = 200;
  * class="has-sidebar">`, a post classed `entry share`, a page inside one `<form>`) is the page,
  * where a comment section with more prose than the article it follows is still comments.
  */
-export function removeFurniture(root: Element, tallies: Map<Element, Tally>): void {
+export function removeFurniture(root: Element, tallies: Map<Element, Tally>, title: string): void {
   const pageProse = tallies.get(root)?.prose ?? 0;
-  const heading = articleHeading(root);
+  const pageChars = tallies.get(root)?.chars ?? 0;
+  const heading = articleHeading(root, title);
   // Comments can outweigh a short article, so a comment section wraps the page only if it holds
   // the heading; and on a short page a footer can hold half the prose, so without the heading it
   // takes an article's worth.
   // A blog's sidebar can outweigh a short post: it is no wrapper when the post under the heading
   // that says the title (a `post`/`entry` box) lies outside it.
-  const post = titledPost(root, tallies);
+  const post = titledPost(root, title, tallies);
+  // The box of prose under the heading that says the title is the article, and its ancestors
+  // hold it: whatever their names, they stay (their other children are still looked at).
+  const titledBox = proseBoxAbove(articleHeading(root, title, true), root, tallies);
+  // Comments, sidebars and footers go with an article, which comes first in reading order: an
+  // element holding most of the prose, an article's worth, with next to none kept before it is
+  // the page's wrapper, whatever it is named (`<div class="sidebar-layout">`, `<article
+  // class="disqus-thread">`).
+  let proseBefore = 0;
   const wrapsPage = (el: Element, prose: number) => {
     if (prose === 0 || prose < 0.5 * pageProse) return false;
     if (heading && el.contains(heading)) return true;
     if (post && !el.contains(post) && !post.contains(el)) return false;
+    if (proseBefore < POST_MIN_PROSE && prose >= ARTICLE_MIN_PROSE) return true;
+    // The markup's own word for the content (`<article>`, `<main>`, `itemprop=articleBody`,
+    // `entry-content`) over a class beside it.
+    if (markedAsContent(el)) return true;
     return prose >= WRAPPER_MIN_PROSE && !namedAsComments(el);
   };
   const visit = (el: Element) => {
+    let childrenProse = 0;
     for (let child = el.firstElementChild; child; ) {
+      childrenProse += tallies.get(child)?.prose ?? 0;
       let next = child.nextElementSibling;
       if (opensCommentsBox(child, tallies.get(child)?.chars ?? 0)) {
         // Everything after a "Comments" heading, in its parent, is the comments.
@@ -215,15 +235,41 @@ export function removeFurniture(root: Element, tallies: Map<Element, Tally>): vo
         break;
       }
       const prose = tallies.get(child)?.prose ?? 0;
-      const named = FURNITURE_TAGS.has(child.tagName.toUpperCase()) || isHidden(child) ? 'furniture' : furnitureName(child);
+      const named = FURNITURE_TAGS.has(child.tagName.toUpperCase()) || isHidden(child) ? 'furniture' : holdsQuotes(child) ? null : furnitureName(child);
       // A widget, byline or tag box holding the article's heading is the post itself.
-      const furniture = named === 'furniture' || (named === 'small-furniture' && prose < SMALL_FURNITURE_PROSE && !(heading && child.contains(heading)));
-      if (furniture && !wrapsPage(child, prose)) child.remove();
-      else visit(child);
+      // A byline or tag box is small: one holding half the page's text is a wrapper of it.
+      const small = prose < SMALL_FURNITURE_PROSE && (tallies.get(child)?.chars ?? 0) < 0.5 * pageChars;
+      const furniture = named === 'furniture' || (named === 'small-furniture' && small && !(heading && child.contains(heading)));
+      if (furniture && !wrapsPage(child, prose) && !(titledBox && child.contains(titledBox))) child.remove();
+      else {
+        // A wrapper kept in spite of its name: Readability, which reads the names too, keeps it as well.
+        if (furniture) unnameFurniture(child);
+        visit(child);
+      }
       child = next;
     }
+    // The element's own lines (text outside its child elements), counted after its children's.
+    proseBefore += Math.max(0, (tallies.get(el)?.prose ?? 0) - childrenProse);
   };
   visit(root);
+}
+
+/** A blockquote, or a box whose text is all in blockquotes (`<div class="social-embed"><blockquote class="twitter-tweet">`). */
+function holdsQuotes(el: Element): boolean {
+  if (el.tagName.toUpperCase() === 'BLOCKQUOTE') return true;
+  const quotes = el.querySelectorAll('blockquote');
+  if (!quotes.length) return false;
+  let quoted = 0;
+  for (const quote of Array.from(quotes)) if (!quote.parentElement?.closest('blockquote')) quoted += textOf(quote).length;
+  return quoted > 0 && quoted >= textOf(el).length - QUOTE_WRAPPER_SLACK;
+}
+/** Characters besides the quotes that a box of quotes may hold (a "View on Twitter" link, a caption). */
+const QUOTE_WRAPPER_SLACK = 40;
+
+/** `<article>`, `<main>`, `role=main` or a name of the article body: where the markup says the content is. */
+function markedAsContent(el: Element): boolean {
+  const tag = el.tagName.toUpperCase();
+  return tag === 'ARTICLE' || tag === 'MAIN' || el.getAttribute('role') === 'main' || namedAsArticleBody(el);
 }
 
 /** An element's characters and the weight of its blocks, as the region finder weighs them (for comparing candidates). */
@@ -265,7 +311,7 @@ export function cleanArticle(article: Element): void {
       const t = tallies.get(child);
       const tag = child.tagName.toUpperCase();
       // Headings are often links to the page itself; lists are kept (above).
-      if (LIST_TAGS.has(tag) || HEADING.test(tag)) {
+      if (LIST_TAGS.has(tag) || HEADING.test(tag) || tag === 'BLOCKQUOTE') {
         child = next;
         continue;
       }
@@ -277,7 +323,11 @@ export function cleanArticle(article: Element): void {
       // sentence without a label ("<a>This week's new episode is a silly party game</a>.") is
       // the text's own; "Read also: <a>…</a>." is not.
       const ownSentence = readAlso && linkedSentence(textOf(child));
-      if (readAlso && child.querySelectorAll('a').length <= 1 && !ownSentence) child.remove();
+      // Recall first: only a link under a label ("Read also: …", "LE PUEDE INTERESAR: …") is
+      // another page's teaser; a bare link line ("Follow Jane on Twitter for live updates") is
+      // as often the author's call inside the text.
+      const labelled = readAlso && LABEL_BEFORE_LINK.test(textOf(child));
+      if (readAlso && labelled && child.querySelectorAll('a').length <= 1 && !ownSentence) child.remove();
       else visit(child);
       child = next;
     }
@@ -287,6 +337,8 @@ export function cleanArticle(article: Element): void {
 /** A sentence (eight words or more, ending with a full stop), not a headline, and no label ("Mehr:", "Read also:") in front. */
 const linkedSentence = (text: string) => /[^.]\.$/.test(text) && text.split(' ').length >= LINKED_SENTENCE_MIN_WORDS && !/^[^.!?]{0,25}:\s/u.test(text);
 const LINKED_SENTENCE_MIN_WORDS = 8;
+/** A label that ends with a colon or a dash before the link ("Read also:", "MORE —"). */
+const LABEL_BEFORE_LINK = /^[^:–—]{1,25}[:–—]\s*\S/u;
 const READ_ALSO_MAX_CHARS = 200;
 const READ_ALSO_LABEL_CHARS = 25;
 const READ_ALSO_MIN_LINK_CHARS = 30;
@@ -298,6 +350,11 @@ function removeLinkLists(region: Element, tallies: Map<Element, Tally>): void {
       const next = child.nextElementSibling;
       const t = tallies.get(child);
       const tag = child.tagName.toUpperCase();
+      // Quotes and numbered lists are the article's own, links and all (an embedded post, a list of products).
+      if (tag === 'BLOCKQUOTE' || tag === 'OL') {
+        child = next;
+        continue;
+      }
       if (t && t.chars > 0 && BLOCK_TAGS.has(tag) && t.linkChars / t.chars > 0.5 && t.prose === 0) child.remove();
       else visit(child);
       child = next;
@@ -325,7 +382,8 @@ export interface Region {
  */
 export function mainRegion(body: Element, options: RegionOptions = {}): Region {
   const bodyGrams = options.articleBody ? new Set(trigrams(options.articleBody)) : null;
-  removeFurniture(body, tallyTree(body, bodyGrams));
+  const title = options.title ?? '';
+  removeFurniture(body, tallyTree(body, bodyGrams), title);
   const tallies = tallyTree(body, bodyGrams);
   let best: Element = body;
   let bestScore = Number.NEGATIVE_INFINITY;
@@ -338,7 +396,7 @@ export function mainRegion(body: Element, options: RegionOptions = {}): Region {
     }
     const tag = el.tagName.toUpperCase();
     if (tag === 'BODY' || tag === 'HTML') continue;
-    if ((tag === 'ARTICLE' || tag === 'MAIN' || el.getAttribute('role') === 'main' || namedAsArticleBody(el)) && t.score > namedScore) {
+    if (markedAsContent(el) && t.score > namedScore) {
       named = el;
       namedScore = t.score;
     }
@@ -364,7 +422,7 @@ export function mainRegion(body: Element, options: RegionOptions = {}): Region {
   }
   if (named && ((best.contains(named) && namedScore >= 0.8 * bestScore) || (named.contains(best) && namedScore >= 0.95 * bestScore))) region = { element: named, score: namedScore, structural: true };
   // The post the page's title names, when the weighing found a heavier box beside it.
-  const post = postUnderHeading(body, tallies);
+  const post = postUnderHeading(body, title, tallies);
   if (post && !post.contains(heaviest) && !heaviest.contains(post)) region = { element: post, score: tallies.get(post)!.score, structural: true };
   return finish(region, tallies);
 }
@@ -374,8 +432,8 @@ export function mainRegion(body: Element, options: RegionOptions = {}): Region {
  * holding a few sentences of prose. A short post loses the weighing to an "about this blog" box
  * beside it, but the page's own title points at it.
  */
-function postUnderHeading(body: Element, tallies: Map<Element, Tally>): Element | null {
-  const box = proseBoxAbove(articleHeading(body), body, tallies);
+function postUnderHeading(body: Element, title: string, tallies: Map<Element, Tally>): Element | null {
+  const box = proseBoxAbove(articleHeading(body, title), body, tallies);
   return box && tallies.get(box)!.score > 0 ? box : null;
 }
 
@@ -489,7 +547,7 @@ function trailingLabel(block: Element, box: Element): boolean {
   if (copyrightNotice(text) || tagLine(block, text)) return true;
   if (!text || text.length >= LABEL_MAX_CHARS || text.split(' ').length > LABEL_MAX_WORDS) return false;
   if (/[.!?…"”»)\]。！？）」』]$/.test(text)) return false;
-  if (inLineItem(block)) return false;
+  if (inLineItem(block) || quotedContent(block)) return false;
   // The last of a run of same-shaped short blocks (three or more) is an item of a listing.
   let sameShaped = 0;
   for (let previous = box.previousElementSibling; previous && sameShaped < 2; previous = previous.previousElementSibling, sameShaped++) {
@@ -563,8 +621,8 @@ const BLOCK_SELECTOR = Array.from(BLOCK_TAGS, (t) => t.toLowerCase()).join(',');
  * (its first words are met within a few blocks); bylines, dates and labels on the way are passed
  * over.
  */
-export function standfirst(tree: Element, chosenText: string): Element | null {
-  const heading = articleHeading(tree, true);
+export function standfirst(tree: Element, title: string, chosenText: string): Element | null {
+  const heading = articleHeading(tree, title, true);
   if (!heading) return null;
   const chosen = chosenText.replace(/\s+/g, ' ');
   let candidate: Element | null = null;

@@ -36,6 +36,17 @@ export interface PageExtraction {
   images: PageImage[];
   /** How the main content was found: Readability, or the whole-page fallback. */
   contentSource: 'region' | 'readability' | 'fallback';
+  /**
+   * Steps that threw on this page and were skipped, the candidate before them kept (for the
+   * caller's log; absent when every step ran).
+   */
+  stepFailures?: StepFailure[];
+}
+
+/** A step of the extraction that threw, by name, and its error's message. */
+export interface StepFailure {
+  step: string;
+  error: string;
 }
 
 export interface ExtractOptions {

@@ -41,5 +41,5 @@ it('extracts the corpus pages with the required quality', () => {
   expect(pages.length).toBeGreaterThan(80);
   expect(leaks).toEqual([]);
   expect(titleShare).toBeGreaterThanOrEqual(0.9);
-  expect(meanRecall).toBeGreaterThanOrEqual(0.95);
+  expect(meanRecall).toBeGreaterThanOrEqual(0.97); // issue 35: recall of Readability's text first
 }, 120_000);

@@ -130,7 +130,7 @@ describe('main content beyond Readability', () => {
     const headlines = '<p>Read next: <a href="/a">The council votes on the new parks budget tonight</a>, <a href="/b">Rain again</a></p>';
     expect(ending(headlines)).toMatch(/Read next/);
   });
-  it("keeps a paragraph that is a linked sentence of the article, not a 'read also' line", () => {
+  it("keeps a paragraph that is a linked sentence of the article or a bare call, not a labelled 'read also' line", () => {
     const cleaned = (line: string) => {
       const root = parseDocument(`<html><body><div id="text">${article(3)}${line}</div></body></html>`).getElementById('text')!;
       cleanArticle(root);
@@ -140,8 +140,11 @@ describe('main content beyond Readability', () => {
     expect(cleaned(own)).toContain("This week's new episode is a really fun");
     const readAlso = `<p>Read also: <a href="/other">The council voted on the parks budget again last night.</a></p>`;
     expect(cleaned(readAlso)).not.toContain('Read also');
-    const headline = `<p><a href="/other">The council votes on the parks budget again tonight</a></p>`;
-    expect(cleaned(headline)).not.toContain('The council votes');
+    const teaser = `<p>MORE: <a href="/other">The council votes on the parks budget again tonight</a></p>`;
+    expect(cleaned(teaser)).not.toContain('The council votes');
+    // Recall first: a bare link line is as often the author's call inside the text as another page's headline.
+    const call = `<p><a href="https://twitter.com/reporter">Follow our reporter on Twitter for live updates</a></p>`;
+    expect(cleaned(call)).toContain('Follow our reporter on Twitter for live updates');
   });
   it('puts the standfirst that sits with the heading in front of the article body, in text and markdown', () => {
     const dek = 'The city will spend twice as much on parks next year, the council decided after a long night.';

@@ -100,6 +100,9 @@ export async function readPage(deps: ScrapeProcessorDeps, request: PageRequest):
   const fetchMs = Date.now() - started;
   const needMarkdown = options.outputType === 'markdown' || options.useLlm;
   const extracted = await extract(deps, page, needMarkdown, request.accountId);
+  for (const { step, error } of extracted.stepFailures ?? []) {
+    deps.logger.warn('a content extraction step failed on the page; the candidate before it was kept', { requestId: request.requestId, step, error });
+  }
   const result: ScrapeResult = {
     text: extracted.text,
     ...(needMarkdown ? { markdown: extracted.markdown ?? '' } : {}),
