@@ -34,8 +34,8 @@ describe('pnpm test on a machine without its prerequisites', () => {
   it('names what is missing and exits 1 before type-checking or running any test', async () => {
     const result = await outcome(path.join(bin, 'pnpm'), ['test'], { env: cleanEnvironment({ PATH: bin }), timeout: 60_000 });
     expect(result.code).toBe(1);
-    // Chromium and ip are looked for at their Debian paths too, which this PATH cannot hide.
-    expect(result.stderr).toMatch(/^pnpm test needs( chromium)? redis-server openssl( iproute2)?, which this machine lacks \(Debian: sudo apt-get install( chromium)? redis-server openssl( iproute2)?\); nothing was run\n$/);
+    // Chromium, ip and haproxy are looked for at their Debian paths too, which this PATH cannot hide.
+    expect(result.stderr).toMatch(/^pnpm test needs( chromium)? redis-server openssl( iproute2)?( haproxy)? unzip, which this machine lacks \(Debian: sudo apt-get install( chromium)? redis-server openssl( iproute2)?( haproxy)? unzip\); nothing was run\n$/);
     // Nothing after the check ran: no type check, no lint, no jest (pnpm echoes each script it runs).
     expect(result.stdout + result.stderr).toContain('> sh scripts/test-prerequisites.sh && pnpm run typecheck');
     expect(result.stdout + result.stderr).not.toMatch(/> gleaner@ typecheck|> n8n-nodes-gleaner|Test Suites/);
