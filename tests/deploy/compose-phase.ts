@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeBotPlatform, type FakeBotPlatform } from '../fakes/bot-platform.js';
+import { startFakeAnthropic, type FakeProvider, type AnthropicScript } from '../fakes/llm-providers.js';
 import { REPO_ROOT } from '../support/processes.js';
 import { DockerDaemon, run, runAsync, sleep, waitFor, type RunOptions } from './host.js';
-import { describeTotals, GatewayClient, scrapeAll, totals, type Outcome } from './load.js';
+import { describeTotals, GatewayClient, range, scrapeAll, stalledJobs, totals, type Outcome } from './load.js';
 import { megabytes, seconds, type Report } from './report.js';
 import { TargetSite } from './target-site.js';
 
@@ -23,6 +24,7 @@ const FILES = {
 };
 const BOT_TOKEN = 'gl38-bot-platform-token';
 const BOT_FLOW = 'f123';
+const LLM_KEY = 'sk-ant-gl38-deploy-test';
 
 export interface ImageSources {
   NODE_IMAGE: string;
@@ -44,6 +46,7 @@ export class ComposeDeployment {
     private readonly report: Report,
     readonly site: TargetSite,
     private readonly bot: FakeBotPlatform,
+    private readonly llm: FakeProvider<AnthropicScript>,
     images: ImageSources,
     extraCaCerts: string,
   ) {
@@ -64,7 +67,8 @@ export class ComposeDeployment {
   static async create(daemon: DockerDaemon, report: Report, images: ImageSources, extraCaCerts: string, hostAddress: string): Promise<ComposeDeployment> {
     const site = await TargetSite.start(hostAddress, FILES);
     const bot = await startFakeBotPlatform({ tokens: [BOT_TOKEN], userFields: [{ name: 'city' }], subFlows: [{ name: 'Welcome', sub_flow_ns: BOT_FLOW }], host: hostAddress });
-    return new ComposeDeployment(daemon, report, site, bot, images, extraCaCerts);
+    const llm = await startFakeAnthropic({ apiKeys: [LLM_KEY], host: hostAddress });
+    return new ComposeDeployment(daemon, report, site, bot, llm, images, extraCaCerts);
   }
 
   compose(args: string[], options: RunOptions = {}) {
@@ -153,6 +157,9 @@ export class ComposeDeployment {
     this.report.check(scrape.status === 200 && String(scrape.body.markdown_content).startsWith('# Page tour'), 'POST /web-scrapper/ markdown', scrape);
     const rendered = await c.request('POST', '/web-scrapper/', key, { url: this.site.page('tour-rendered'), render_js: true });
     this.report.check(rendered.status === 200 && (rendered.body.meta as { rendered?: boolean }).rendered === true, 'render_js in Chromium (browser-worker, read-only root)', rendered);
+    this.cli(['llm-keys', 'add', '--account', 'acme', '--provider', 'anthropic', '--key', LLM_KEY, '--base-url', this.llm.baseUrl]);
+    const llm = await c.request('POST', '/web-scrapper/', key, { url: this.site.page('tour-llm'), use_llm: true, prompt: 'Give the title as {"title": string}' });
+    this.report.check(llm.status === 200 && llm.body.llm_output !== undefined && this.llm.requests.length === 1, 'llm-keys add, then use_llm (against a local Anthropic-compatible API)', llm);
     const byId = await c.request('GET', `/web-scrapper/${String(scrape.body.request_id)}`, key);
     this.report.check(byId.status === 200 && byId.body.status === 'completed', 'GET /web-scrapper/{request_id}', byId);
     const v1 = await c.request('POST', '/v1/llm-web-scrapper', key, { url: this.site.page('tour-v1'), selector: 'h1', use_llm: false });
@@ -376,26 +383,8 @@ export class ComposeDeployment {
     await this.composeAsync(['down', '-v', '--remove-orphans', '--timeout', '30'], { allowFailure: true });
     await this.site.close();
     await this.bot.close();
+    await this.llm.close();
   }
-}
-
-export const range = (values: number[]) => (values.length ? `${seconds(Math.min(...values))}-${seconds(Math.max(...values))}` : 'never');
-
-/** Jobs a worker found stalled (its "job stalled, will be retried" log line) after `since`, from `docker logs` (the lines carry their own timestamp). */
-export function stalledJobs(logs: string, since: number): Array<{ jobId: string; at: number }> {
-  const found: Array<{ jobId: string; at: number }> = [];
-  for (const line of logs.split('\n')) {
-    const json = line.indexOf('{');
-    if (json < 0 || !line.includes('job stalled')) continue;
-    try {
-      const entry = JSON.parse(line.slice(json)) as { message?: string; jobId?: string; timestamp?: string };
-      const at = Date.parse(entry.timestamp ?? '');
-      if (entry.message?.startsWith('job stalled') && entry.jobId && at >= since) found.push({ jobId: entry.jobId, at });
-    } catch {
-      // not a log line of ours
-    }
-  }
-  return found;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sleep } from './host.js';
+import { seconds } from './report.js';
 
 /** What became of one scrape a client asked for. */
 export interface Outcome {
@@ -120,4 +121,23 @@ export class GatewayClient {
 /** Runs `count` scrapes at once, spread over the API keys, and waits for all of them. */
 export function scrapeAll(client: GatewayClient, keys: string[], urls: string[], options: ScrapeOptions): Promise<Outcome[]> {
   return Promise.all(urls.map((url, i) => client.scrape(keys[i % keys.length], url, options)));
+}
+
+export const range = (values: number[]) => (values.length ? `${seconds(Math.min(...values))}-${seconds(Math.max(...values))}` : 'never');
+
+/** Jobs a worker found stalled (its "job stalled, will be retried" log line) after `since`, from `docker logs` (the lines carry their own timestamp). */
+export function stalledJobs(logs: string, since: number): Array<{ jobId: string; at: number }> {
+  const found: Array<{ jobId: string; at: number }> = [];
+  for (const line of logs.split('\n')) {
+    const json = line.indexOf('{');
+    if (json < 0 || !line.includes('job stalled')) continue;
+    try {
+      const entry = JSON.parse(line.slice(json)) as { message?: string; jobId?: string; timestamp?: string };
+      const at = Date.parse(entry.timestamp ?? '');
+      if (entry.message?.startsWith('job stalled') && entry.jobId && at >= since) found.push({ jobId: entry.jobId, at });
+    } catch {
+      // not a log line of ours
+    }
+  }
+  return found;
 }

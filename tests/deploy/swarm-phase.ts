@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { REPO_ROOT } from '../support/processes.js';
 import { createNodes, DockerDaemon, removeNodes, run, sleep, SWARM_HOST_ADDRESS, waitFor, WORK_DIR, type Node } from './host.js';
-import { range, stalledJobs } from './compose-phase.js';
-import { describeTotals, GatewayClient, totals } from './load.js';
+import { describeTotals, GatewayClient, range, stalledJobs, totals } from './load.js';
 import { seconds, type Report } from './report.js';
 import { TargetSite } from './target-site.js';
 
@@ -81,6 +80,16 @@ export class SwarmDeployment {
     await this.waitHealthy();
     this.report.figure('swarm: time to healthy (stack deploy to every task healthy)', seconds(Date.now() - deployed));
     this.checkPlacement();
+    this.checkSecret();
+  }
+
+  /** GLEANER_SECRET reaches the services as a file readable by their user only, never in their environment. */
+  private checkSecret(): void {
+    const { daemon } = this.gatewayNode;
+    const container = daemon.docker(['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${STACK}_gateway`]).stdout.trim().split('\n')[0];
+    const file = daemon.docker(['exec', container, 'stat', '-c', '%a %U', '/run/secrets/gleaner_secret']).stdout.trim();
+    const env = daemon.docker(['inspect', '--format', '{{json .Config.Env}}', container]).stdout;
+    this.report.check(file === '400 node' && !env.includes('GLEANER_SECRET=') && env.includes('GLEANER_SECRET_FILE=/run/secrets/gleaner_secret'), 'the swarm secret is a file only the service user reads (mode 400), not in the environment', { file });
   }
 
   /** Every service at its replica count, every container of the stack healthy, on both nodes. */
@@ -181,12 +190,18 @@ export class SwarmDeployment {
   }
 
   async stop(): Promise<void> {
+    const started = Date.now();
     const manager = this.daemons[1];
-    if (manager) manager.docker(['stack', 'rm', STACK], { allowFailure: true });
+    if (manager) {
+      manager.docker(['stack', 'rm', STACK], { allowFailure: true });
+      // Tasks stop as their services go (SIGTERM, then up to stop_grace_period).
+      await waitFor('the stack\'s containers to stop', 60_000, () => this.daemons.every((d) => !d.docker(['ps', '-q'], { allowFailure: true }).stdout.trim()), 1000).catch(() => undefined);
+    }
     await this.site?.close();
     for (const d of this.daemons) d.docker(['swarm', 'leave', '--force'], { allowFailure: true, timeoutMs: 30_000 });
     await Promise.all(this.daemons.map((d) => d.stop()));
     removeNodes();
+    this.report.step(`swarm removed (stack, both daemons and their data, namespaces, links, bridge) in ${seconds(Date.now() - started)}`);
   }
 }
 
