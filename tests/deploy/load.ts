@@ -123,7 +123,12 @@ export function scrapeAll(client: GatewayClient, keys: string[], urls: string[],
   return Promise.all(urls.map((url, i) => client.scrape(keys[i % keys.length], url, options)));
 }
 
-export const range = (values: number[]) => (values.length ? `${seconds(Math.min(...values))}-${seconds(Math.max(...values))}` : 'never');
+/** "12.0 s" or "12.0 s-20.5 s" (min-max), or "never" for none. */
+export function range(values: number[]): string {
+  if (!values.length) return 'never';
+  const [low, high] = [seconds(Math.min(...values)), seconds(Math.max(...values))];
+  return low === high ? low : `${low}-${high}`;
+}
 
 /** Jobs a worker found stalled (its "job stalled, will be retried" log line) after `since`, from `docker logs` (the lines carry their own timestamp). */
 export function stalledJobs(logs: string, since: number): Array<{ jobId: string; at: number }> {

@@ -93,6 +93,7 @@ async function main(): Promise<void> {
     await deployment.tour();
     await deployment.scaling();
     await deployment.faults();
+    await deployment.redisBackupAndRestore();
     deployment.memoryFigures();
     await cleanups.pop()!();
   }
