@@ -64,6 +64,8 @@ export class ComposeDeployment {
       // throughput ratio measures the replicas, not the last round's rounding.
       SCRAPER_CONCURRENCY: String(SCRAPER_CONCURRENCY),
       COMPOSE_HTTP_TIMEOUT: '300',
+      // docker-compose builds with the `docker` it finds first: Debian's, the daemon's version.
+      PATH: `/usr/bin:${process.env.PATH ?? ''}`,
     };
   }
 

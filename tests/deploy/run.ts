@@ -53,14 +53,20 @@ async function baseImages(daemon: DockerDaemon): Promise<ImageSources> {
   return { NODE_IMAGE: vars.NODE_IMAGE, REDIS_IMAGE: vars.REDIS_IMAGE };
 }
 
-async function cleanup(): Promise<void> {
-  while (cleanups.length) {
-    try {
-      await cleanups.pop()!();
-    } catch (err) {
-      console.error(`cleanup: ${(err as Error).message}`);
+let cleaning: Promise<void> | null = null;
+
+/** Undoes what was made, last first; once, whoever asks (the end of the run or a signal). */
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    while (cleanups.length) {
+      try {
+        await cleanups.pop()!();
+      } catch (err) {
+        console.error(`cleanup: ${(err as Error).message}`);
+      }
     }
-  }
+  })();
+  return cleaning;
 }
 
 async function main(): Promise<void> {
