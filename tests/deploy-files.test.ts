@@ -457,7 +457,13 @@ describe('docker-compose.yml', () => {
     const [image] = SERVICES.map((name) => String(service(name).image));
     const builders = Object.entries(compose.services).filter(([, s]) => s.build !== undefined);
     expect(builders.map(([name]) => name)).toEqual(['gateway']);
-    expect(builders[0][1].build).toEqual({ context: '.', dockerfile: 'infra/Dockerfile' });
+    const { args, ...build } = builders[0][1].build as Dict;
+    expect(build).toEqual({ context: '.', dockerfile: 'infra/Dockerfile' });
+    // Build arguments by name only: from the environment when set there, else the Dockerfile's
+    // defaults (the official node image); each is one the Dockerfile declares.
+    expect(args).toEqual(['NODE_IMAGE', 'EXTRA_CA_CERTS']);
+    const declared = instructions.filter((i) => i.keyword === 'ARG').map((i) => i.args.split('=')[0]);
+    for (const arg of args as string[]) expect(declared).toContain(arg);
     for (const name of SERVICES.filter((n) => n !== 'gateway')) {
       const s = service(name);
       expect({ name, build: s.build, image: s.image, pull_policy: s.pull_policy }).toEqual({ name, build: undefined, image, pull_policy: 'never' });
@@ -506,8 +512,9 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('has healthchecks: redis answers PING, gateway and workers answer /readyz on their own port', () => {
-    expect(healthcheckCommand(service('redis'))).toMatch(/^CMD redis-cli( -p \d+)? ping$/);
+  it('has healthchecks: redis answers PONG (not LOADING), gateway and workers answer /readyz on their own port', () => {
+    // redis-cli exits 0 on an error reply such as LOADING (a Redis reading its AOF): only PONG is ready.
+    expect(healthcheckCommand(service('redis'))).toMatch(/^CMD-SHELL redis-cli( -p \d+)? ping \| grep -q PONG$/);
     expect(healthcheckCommand(service('gateway'))).toContain(`127.0.0.1:${environmentOf(service('gateway')).PORT}/readyz`);
     for (const name of WORKERS) {
       const port = environmentOf(service(name)).HEALTH_PORT;
@@ -543,6 +550,36 @@ describe('docker-compose.yml', () => {
     );
     expect(directives.appendonly).toBe('yes');
     expect(directives['maxmemory-policy']).toBe('noeviction');
+  });
+
+  it('hardens every Gleaner container: read-only root but /tmp, no new privileges, no capabilities, a memory limit, rotated JSON logs', () => {
+    for (const name of SERVICES) {
+      const s = service(name);
+      const limit = ((s.deploy as Dict | undefined)?.resources as { limits?: { memory?: string } } | undefined)?.limits?.memory;
+      expect({ name, read_only: s.read_only, tmpfs: s.tmpfs, security_opt: s.security_opt, cap_drop: s.cap_drop, limit: /^\d+[MG]$/.test(String(limit)) }).toEqual({
+        name,
+        read_only: true,
+        tmpfs: ['/tmp'],
+        security_opt: ['no-new-privileges:true'],
+        cap_drop: ['ALL'],
+        limit: true,
+      });
+      expect(s.logging).toEqual({ driver: 'json-file', options: { 'max-size': '10m', 'max-file': '3' } });
+    }
+    expect(service('redis').security_opt).toEqual(['no-new-privileges:true']);
+  });
+
+  it('keeps uploads on one named volume, mounted where the gateway and the parser-worker store them, and the image owns that folder', () => {
+    for (const name of ['gateway', 'parser-worker']) {
+      const env = environmentOf(service(name));
+      expect({ name, store: env.DOCUMENT_STORE, dir: env.DOCUMENT_STORE_DIR }).toEqual({ name, store: 'local', dir: '/var/lib/gleaner/uploads' });
+      expect(service(name).volumes).toEqual([`uploads:${env.DOCUMENT_STORE_DIR}`]);
+    }
+    expect(Object.keys(compose.volumes ?? {})).toContain('uploads');
+    expect(runLines(finalStage).join('\n')).toContain('mkdir -p /var/lib/gleaner/uploads && chown node:node /var/lib/gleaner/uploads');
+    // MinIO only when asked for: nothing waits on it.
+    expect(service('minio').profiles).toEqual(['minio']);
+    for (const [name, s] of Object.entries(compose.services)) expect({ name, minio: dependencies(s).includes('minio') }).toEqual({ name, minio: false });
   });
 
   it('pins every image by a tag that is not latest', () => {
@@ -606,6 +643,13 @@ describe('infra/Dockerfile', () => {
       expect(s.image).toMatch(/^node:24\.\d+\.\d+-bookworm-slim$/);
     }
     expect(DOCKERFILE_TEXT).not.toMatch(/:latest\b|@latest\b/);
+  });
+
+  it('trusts EXTRA_CA_CERTS in the build stage only, and only when given', () => {
+    const buildArgs = inStage(0).filter((i) => i.keyword === 'ARG').map((i) => i.args);
+    expect(buildArgs).toContain('EXTRA_CA_CERTS=""');
+    expect(inStage(0).find((i) => i.keyword === 'ENV' && i.args.startsWith('NODE_EXTRA_CA_CERTS='))?.args).toBe('NODE_EXTRA_CA_CERTS=${EXTRA_CA_CERTS:+/etc/gleaner-build-ca.pem}');
+    expect(inStage(finalStage).map((i) => i.args).join('\n')).not.toMatch(/EXTRA_CA|gleaner-build-ca/);
   });
 
   it('installs pnpm 10 with npm, the version package.json names', () => {
@@ -697,6 +741,65 @@ describe('infra/Dockerfile', () => {
       rmSync(scratch, { recursive: true, force: true });
     }
   }, 180_000);
+});
+
+describe('infra/docker-stack.yml', () => {
+  const text = read('infra/docker-stack.yml');
+  const document = parseDocument(text, { merge: true, uniqueKeys: true });
+  const raw = parseYaml(text, { merge: true }) as Dict;
+  const stack = mapStrings(raw, (v) => interpolate(v, {})) as { version: string; services: Record<string, Dict>; volumes: Dict; secrets: Dict; configs: Record<string, { file: string }> };
+  const SWARM_UNSUPPORTED = ['build', 'depends_on', 'restart', 'security_opt', 'container_name', 'pull_policy', 'profiles', 'tmpfs'];
+
+  it('is compose format 3 (what docker stack deploy reads) with the compose file\'s Redis and Gleaner services', () => {
+    expect(document.errors.map((e) => e.message)).toEqual([]);
+    expect(stack.version).toMatch(/^3\.\d+$/);
+    expect(Object.keys(stack.services).sort()).toEqual(['redis', ...SERVICES].sort());
+    for (const [name, s] of Object.entries(stack.services)) {
+      expect({ name, unsupported: SWARM_UNSUPPORTED.filter((k) => k in s) }).toEqual({ name, unsupported: [] });
+      expect({ name, endpoint_mode: (s.deploy as Dict).endpoint_mode }).toEqual({ name, endpoint_mode: 'dnsrr' });
+    }
+    expect(stack.services.gateway.ports).toEqual([{ target: 8080, published: 8080, protocol: 'tcp', mode: 'host' }]);
+  });
+
+  it('runs each service as the compose file does: image, command, environment, health check, memory limit, hardening', () => {
+    const limit = (s: Dict) => (((s.deploy as Dict).resources as Dict | undefined)?.limits as Dict | undefined)?.memory;
+    for (const name of SERVICES) {
+      const [mine, theirs] = [stack.services[name], service(name)];
+      const env = environmentOf(mine);
+      const expected = environmentOf(theirs);
+      // The secret comes from a swarm secret file; the store is the node's uploads volume.
+      delete expected.GLEANER_SECRET;
+      for (const k of Object.keys(expected)) if (k.startsWith('S3_')) delete expected[k];
+      expect({ name, image: mine.image, command: mine.command, healthcheck: mine.healthcheck, limit: limit(mine) }).toEqual({ name, image: theirs.image, command: theirs.command, healthcheck: theirs.healthcheck, limit: limit(theirs) });
+      const { GLEANER_SECRET_FILE, ...rest } = env;
+      expect({ name, env: rest }).toEqual({ name, env: expected });
+      const secret = (mine.secrets as Array<{ source: string; target: string; uid: string; mode: number }>)[0];
+      expect(GLEANER_SECRET_FILE).toBe(`/run/secrets/${secret.target}`);
+      expect({ name, secret: stack.secrets[secret.source], uid: secret.uid, mode: secret.mode }).toEqual({ name, secret: { external: true }, uid: '1000', mode: 0o400 });
+      expect({ name, read_only: mine.read_only, cap_drop: mine.cap_drop, init: mine.init, logging: mine.logging, stop: mine.stop_grace_period }).toEqual({
+        name, read_only: true, cap_drop: ['ALL'], init: true, logging: theirs.logging, stop: theirs.stop_grace_period,
+      });
+      expect((mine.volumes as unknown[])[0]).toEqual({ type: 'tmpfs', target: '/tmp' });
+    }
+    expect(stack.services.redis.healthcheck).toEqual(service('redis').healthcheck);
+    expect(stack.services.redis.command).toEqual(service('redis').command);
+    expect(stack.services.redis.image).toBe(service('redis').image);
+  });
+
+  it('pins Redis and the uploads volume to labelled nodes, and every volume and config it uses exists', () => {
+    const constraints = (name: string) => ((stack.services[name].deploy as Dict).placement as { constraints?: string[] }).constraints;
+    expect(constraints('redis')).toEqual(['node.labels.gleaner.redis == true']);
+    for (const name of ['gateway', 'parser-worker']) {
+      expect(constraints(name)).toEqual(['node.labels.gleaner.gateway == true']);
+      expect(stack.services[name].volumes).toContain('uploads:/var/lib/gleaner/uploads');
+    }
+    for (const s of Object.values(stack.services)) {
+      for (const v of (s.volumes as unknown[] | undefined) ?? []) if (typeof v === 'string') expect(Object.keys(stack.volumes)).toContain(v.split(':')[0]);
+    }
+    const conf = (stack.services.redis.configs as Array<{ source: string; target: string }>)[0];
+    expect(path.join('infra', stack.configs[conf.source].file)).toBe(path.normalize('infra/redis.conf'));
+    expect(conf.target).toBe(String((service('redis').command as string[])[1]));
+  });
 });
 
 describe('.dockerignore', () => {

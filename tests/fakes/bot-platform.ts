@@ -78,6 +78,8 @@ export interface FakeBotPlatformOptions extends Partial<FakeBotPlatformSettings>
   subFlows?: FakeSubFlow[];
   /** The bot id used inside generated namespaces (`f<bot>u<id>`). */
   botId?: number;
+  /** Address to listen on (default 127.0.0.1; the deploy test's containers reach a host address). */
+  host?: string;
 }
 
 export interface FakeBotPlatform {
@@ -390,10 +392,11 @@ export async function startFakeBotPlatform(options: FakeBotPlatformOptions): Pro
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
 
   return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`,
+    baseUrl: `http://${host}:${(server.address() as AddressInfo).port}/api`,
     settings,
     requests,
     subscribers,

@@ -82,6 +82,8 @@ export type OpenAIScript =
 export interface FakeProviderOptions {
   /** Accepted keys; when absent any non-empty key is accepted. */
   apiKeys?: string[];
+  /** Address to listen on (default 127.0.0.1; the deploy test's containers reach a host address). */
+  host?: string;
   /** Default: `exampleForSchema` of the requested schema (or DEFAULT_FAKE_ANSWER without one). */
   responder?: Responder;
   /**
@@ -276,7 +278,8 @@ async function startServer<S>(
       handle({ req, res, record }, core);
     });
   });
-  await new Promise<void>((resolve) => core.server.listen(0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => core.server.listen(0, host, resolve));
   const { port } = core.server.address() as AddressInfo;
   const api: Omit<FakeProvider<S>, 'baseUrl'> = {
     requests: core.requests,
@@ -295,7 +298,7 @@ async function startServer<S>(
         core.server.close(() => resolve());
       }),
   };
-  return { core, origin: `http://127.0.0.1:${port}`, api };
+  return { core, origin: `http://${host}:${port}`, api };
 }
 
 /**
