@@ -121,7 +121,7 @@ export function meanScores(rows: Scores[]): Scores {
 
 const loadScorer = async () => (await import(pathToFileURL(path.join(STRUCTURE_CORPUS, 'score.mjs')).href)) as Scorer;
 
-/** Issue 41's PDF targets: tables over the PDFs with reference tables (pdf/ and pdf-tables/), headings and text over pdf/. */
+/** Issue 41's bars: for PDFs, tables over those with reference tables (pdf/ and pdf-tables/), headings and text over pdf/; the same bars per other type. */
 export const PDF_TARGETS = { tableRecall: 0.8, cellF1: 0.85, headingF1: 0.8, text: 0.95 };
 
 /** Scores every parsed file, its type's means (pdf-tables also by flavour), the baseline's, and the PDF targets. */
@@ -157,5 +157,18 @@ export async function scoreStructure(parsed: Map<string, ParsedFile>, files: Str
         target('pdf: mean text similarity (bag-of-words F1)', pdf.text, PDF_TARGETS.text),
       ]
     : [];
+  // The same bars for every other type, on the measures its references give (a type without
+  // reference tables or headings has no such bar).
+  for (const type of [...new Set(rows.map((r) => r.type))].filter((t) => t !== 'pdf' && t !== 'pdf-tables')) {
+    const ofType = rows.filter((r) => r.type === type);
+    const means = meanScores(ofType.map((r) => r.scores));
+    const bars: Array<[string, Measure, number]> = [
+      ['mean table recall', 'tableRecall', PDF_TARGETS.tableRecall],
+      ['mean cell F1', 'cellF1', PDF_TARGETS.cellF1],
+      ['mean heading F1', 'headingF1', PDF_TARGETS.headingF1],
+      ['mean text similarity (bag-of-words F1)', 'text', PDF_TARGETS.text],
+    ];
+    for (const [what, measure, min] of bars) if (means[measure] !== null) targets.push(target(`${type} (${ofType.length}): ${what}`, means[measure], min));
+  }
   return { files: rows, baseline, types, targets };
 }
