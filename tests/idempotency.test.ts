@@ -181,7 +181,7 @@ describe('crawls, batches and maps take the key too', () => {
     const key = uniqueKey('crawl-race');
     const body = { url: `${site.url}/slow/1500/crawl-race`, limit: 1, sitemap: 'skip', render_js: false };
     // A crawl's state is the hash `crawl:<id>` (the queue's own keys share the prefix `crawl:`).
-    const crawlStates = async () => (await test.redis.keys(`${prefix}:crawl:*`)).filter((k) => /:crawl:[0-9a-f-]{36}$/.test(k));
+    const crawlStates = async () => (await keysMatching(test.redis, `${prefix}:crawl:*`)).filter((k) => /:crawl:[0-9a-f-]{36}$/.test(k));
     const [records, states] = [await recordIds('crawl'), await crawlStates()];
     const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => submit('/web-scrapper/crawl', body, key, alice, gateways[i % 2])));
     const added = (await recordIds('crawl')).filter((id) => !records.includes(id));

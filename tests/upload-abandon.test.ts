@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serviceEnv } from './support/env.js';
-import { startGatewayProcess, type GatewayProcess } from './support/gateway-process.js';
+import { startGatewayProcess, untilReady, type GatewayProcess } from './support/gateway-process.js';
 import { jsonLines } from './support/processes.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { createAccountWithKey, openTestStores, type CreatedAccount, type TestStores } from './support/test-stores.js';
@@ -40,6 +40,7 @@ beforeAll(async () => {
   // The default request timeout here: with a short one, 50 uploads written on a loaded machine can
   // be cut (408) before all of them are seen writing, and the premise below never holds.
   gateway = await startGatewayProcess(gatewayEnv);
+  await untilReady(gateway);
   account = await createAccountWithKey(test.stores, 'abandoner', { ratePerMinute: 10_000 });
 }, 60_000);
 
@@ -53,11 +54,11 @@ afterAll(async () => {
 const BOUNDARY = 'gleaner-abandon-boundary';
 
 /** The head of a multipart upload of `bodyBytes` in all (declared), with the file part's first bytes. */
-function uploadHead(bodyBytes: number): Buffer {
+function uploadHead(bodyBytes: number, apiKey = account.apiKey): Buffer {
   const head = [
     'POST /documents/parse HTTP/1.1',
     `Host: 127.0.0.1:${gateway.port}`,
-    `x-api-key: ${account.apiKey}`,
+    `x-api-key: ${apiKey}`,
     `Content-Type: multipart/form-data; boundary=${BOUNDARY}`,
     `Content-Length: ${bodyBytes}`,
     '',
@@ -74,7 +75,7 @@ interface OpenUpload {
 }
 
 /** Connects and sends the head of a 5 MB upload and `sentBytes` of its file. */
-function startUpload(sentBytes: number): Promise<OpenUpload> {
+function startUpload(sentBytes: number, apiKey?: string): Promise<OpenUpload> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(gateway.port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -84,7 +85,7 @@ function startUpload(sentBytes: number): Promise<OpenUpload> {
     });
     socket.once('error', () => undefined);
     socket.once('connect', () => {
-      socket.write(uploadHead(5 * MB));
+      socket.write(uploadHead(5 * MB, apiKey));
       socket.write(Buffer.alloc(sentBytes, 0x20), (err) => (err ? reject(err) : resolve({ socket, answer })));
     });
   });
@@ -144,13 +145,17 @@ describe('abandoned uploads', () => {
     // A body cut off by the client's end of the stream is answered 400 (the client is gone: aborted);
     // a reset connection gets no answer at all: 499, nginx's "client closed request".
     const outcomes = lines.map((l) => `${String(l.status)}${l.aborted ? ' aborted' : ''}`);
-    expect(outcomes.filter((o) => o === '400 aborted')).toHaveLength(1 + ABORTED / 2);
-    expect(outcomes.filter((o) => o === '499 aborted')).toHaveLength(ABORTED / 2);
+    // Which one a reset client gets depends on what the gateway had read when the RST came (on a
+    // loaded host a few are seen as ended first): every line is one of the two, and both occur.
+    expect(outcomes.filter((o) => o !== '400 aborted' && o !== '499 aborted')).toEqual([]);
+    expect(outcomes.filter((o) => o === '400 aborted').length).toBeGreaterThanOrEqual(1 + ABORTED / 2);
+    expect(outcomes.filter((o) => o === '499 aborted').length).toBeGreaterThan(0);
   }, 60_000);
 
   it('slow bodies cut by the request timeout answer 408 in the parser format, are logged 408 and leave nothing behind', async () => {
     await gateway.process.kill();
     gateway = await startGatewayProcess({ ...gatewayEnv, HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) });
+    await untilReady(gateway);
     const linesBefore = uploadLines().length;
     const fdsBefore = descriptors();
     const uploads = await Promise.all(Array.from({ length: SLOW }, () => startUpload(64 * 1024)));
@@ -172,4 +177,18 @@ describe('abandoned uploads', () => {
     expect(descriptors()).toBeLessThanOrEqual(fdsBefore + 2);
     expect(uploadLines().slice(linesBefore).map((l) => l.status)).toEqual(Array.from({ length: SLOW }, () => 408));
   }, 60_000);
+
+  it('an upload refused before its body is read (a wrong key) gets one answer, and its connection closes with it', async () => {
+    const upload = await startUpload(64 * 1024, 'glk_0000000000000000_wrong');
+    // Still sending, slowly: kept alive, the rest of the body would be read and cut by the timeout.
+    const trickle = setInterval(() => upload.socket.writable && upload.socket.write(' '), 100);
+    const started = Date.now();
+    const answer = await upload.answer;
+    clearInterval(trickle);
+    expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS);
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+    expect(answer.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: expect.stringMatching(/^401-\d{3}: /) });
+  }, 30_000);
 });

@@ -1,4 +1,4 @@
-import { testRedisSettings } from './redis.js';
+import { TEST_REDIS_URL, testRedisSettings } from './redis.js';
 
 /**
  * Environment for services under test: the suite's Redis (a Cluster or Sentinel group under
@@ -18,10 +18,13 @@ export function serviceEnv(prefix: string, extra: Record<string, string> = {}): 
     HOST: '127.0.0.1',
     ACCOUNT_MAX_CONCURRENT_JOBS: '1000',
     ...extra,
-  }, extra.REDIS_URL);
+  }, extra.REDIS_URL === TEST_REDIS_URL ? undefined : extra.REDIS_URL);
 }
 
 /**
+ * `extra` may be a whole serviceEnv (GatewayHarness.start takes one): its REDIS_URL, the suite's
+ * own, keeps the suite's Cluster or Sentinel settings; only another server's replaces them.
+ *
  * `env` on the one Redis server at `url` (an outage test's own), whatever the suite's Redis is:
  * under GLEANER_TEST_REDIS_MODE a Sentinel or Cluster setting would win over REDIS_URL.
  */

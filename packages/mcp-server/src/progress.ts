@@ -14,37 +14,62 @@ export interface ProgressChannel {
  * `intervalMs`, so a client whose request timeout resets on progress keeps waiting while Gleaner
  * works inside its 20 s window, where there is nothing new to report.
  */
+/**
+ * How long the first message may wait for its first update at least, whatever the heartbeat's
+ * interval: a submit's answer can take a second on a busy gateway, and a first message without the
+ * request id leaves a client that cancels at once nothing to resume with.
+ */
+const FIRST_UPDATE_WAIT_MS = 3_000;
+
 export class ProgressReporter {
   private readonly started = Date.now();
   private last = -1;
   private message: string;
-  private readonly timer: NodeJS.Timeout | null;
+  private timer: NodeJS.Timeout | null = null;
+  /** Set while the first message waits for the first update (`untilUpdate`). */
+  private firstWait: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   /**
    * `untilUpdate`: the first message waits for the first update (a submit's answer naming the
-   * request id, a few milliseconds away) or else the first heartbeat, so that it carries the id.
+   * request id, a few milliseconds away) or else max(interval, FIRST_UPDATE_WAIT_MS), so that it
+   * carries the id; heartbeats start after it.
    */
   constructor(
     private readonly channel: ProgressChannel,
-    intervalMs: number,
+    private readonly intervalMs: number,
     firstMessage: string,
     { untilUpdate = false } = {},
   ) {
     this.message = firstMessage;
-    const token = channel._meta?.progressToken;
-    this.timer = token === undefined ? null : setInterval(() => this.send(), intervalMs);
-    this.timer?.unref();
-    if (!untilUpdate) this.send();
+    if (channel._meta?.progressToken === undefined) return;
+    if (untilUpdate) {
+      this.firstWait = setTimeout(() => this.endFirstWait(), Math.max(intervalMs, FIRST_UPDATE_WAIT_MS));
+      this.firstWait.unref();
+    } else this.endFirstWait();
   }
 
   /** Reports a new state now (and in the following heartbeats). */
   update(message: string): void {
     this.message = message;
-    this.send();
+    this.endFirstWait();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.firstWait) clearTimeout(this.firstWait);
+    this.stopped = true;
+  }
+
+  /** Sends the message and, the first time, starts the heartbeat. */
+  private endFirstWait(): void {
+    if (this.firstWait) clearTimeout(this.firstWait);
+    this.firstWait = null;
+    if (!this.timer && !this.stopped && this.channel._meta?.progressToken !== undefined) {
+      this.timer = setInterval(() => this.send(), this.intervalMs);
+      this.timer.unref();
+    }
+    this.send();
   }
 
   private send(): void {

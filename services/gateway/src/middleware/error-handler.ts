@@ -6,7 +6,7 @@ import { isStorageUnavailable } from './storage-errors.js';
 
 /** Translates body-parser failures, storage outages and unexpected errors into the family's format. */
 export function familyErrorHandler(family: ApiFamily, logger: Logger): ErrorRequestHandler {
-  return (err, _req, res, _next) => {
+  return (err, req, res, _next) => {
     let apiError: ApiError;
     const bodyErrorType = (err as { type?: string }).type;
     if (err instanceof ApiError) apiError = err;
@@ -26,6 +26,10 @@ export function familyErrorHandler(family: ApiFamily, logger: Logger): ErrorRequ
     }
     const rendered = errorTables[family].render(apiError, ctx(res).requestId);
     if (res.headersSent) return;
+    // Answered before its body was read whole (an upload refused halfway): the connection closes
+    // with the answer. Kept alive, Node would read the rest of the body, and a slow one would then
+    // meet the request timeout and get a second answer on the same connection.
+    if (!req.complete) res.set('Connection', 'close');
     res.status(rendered.status).set(rendered.headers ?? {}).json(rendered.body);
   };
 }
