@@ -27,6 +27,14 @@ const MIN_ARTICLE_CHARS = 500;
 const PADDED_MIN_SHARED = 0.9;
 const PADDED_MIN_RATIO = 1.3;
 const PADDING_MAX_WEIGHT = 0.2;
+/**
+ * Readability's short article is the region and more when it holds nine tenths of the region's
+ * words in more characters and weighs at least nine tenths of it: the headline, a short
+ * paragraph or the last lines the weighing left beside the box it chose. Chosen on the tune half
+ * of web-annotated (docs/extraction.md).
+ */
+const SUPERSET_MIN_SHARED = 0.9;
+const SUPERSET_MIN_WEIGHT = 0.9;
 /** Longest description made from the text when the page has none. */
 const EXCERPT_CHARS = 300;
 
@@ -97,7 +105,8 @@ function mainContent(document: Document, prepared: string, articleBody: string |
  * Readability, and the copy to the region finder (main-region.ts). Readability's article wins
  * when it is long enough (500 characters, its own threshold) unless the two disagree: little of
  * the region's text in it, and the region weighing more than twice as much as prose. Short
- * articles and listings take the region, never the whole page.
+ * articles and listings take the region, never the whole page, unless Readability's short
+ * article is the region and more (readabilityHoldsMore).
  *
  * `tree` is the pruned copy of the body the region was found in.
  */
@@ -141,6 +150,10 @@ function chooseContent(document: Document, prepared: string, articleBody: string
   if (!region) return fromReadability() ?? { ...bodyContent(prepared), tree: copy };
   const chosen = steps.run('choice', () => (preferReadability(readability, readabilityText, region, copy) ? fromReadability() : null), fromReadability);
   if (chosen) return chosen;
+  // Below its threshold Readability's article is a guess, unless it is the region with more of the
+  // same article around it (the sanity comparison of one extractor against another). Not when the
+  // page's JSON-LD articleBody weighed the region: the page said which text is the article.
+  if (region.text && steps.run('short article', () => !articleBody && readabilityHoldsMore(readability, readabilityText, region), () => false)) return fromReadability()!;
   if (region.text) return { root: region.element, text: region.text, readability, source: 'region', tree: copy };
   return { ...bodyContent(prepared), readability, tree: copy };
 }
@@ -176,6 +189,17 @@ function preferReadability(readability: MainContent | null, readabilityText: str
   // more than the blurbs of the site around it), and Readability's short article holds most of
   // the page's prose weight: that article is the post, not one teaser of a listing.
   return region.element === copy && region.score > 0 && weight.score >= 0.5 * region.score;
+}
+
+/**
+ * Whether Readability's short article (under 500 characters, where the region is otherwise the
+ * answer) is the region and more: longer, holding nine tenths of the region's words, and weighing
+ * nine tenths of the region or more (what it adds is not link lists and scraps).
+ */
+function readabilityHoldsMore(readability: MainContent | null, readabilityText: string, region: Region & { text: string }): boolean {
+  if (!readability || readabilityText.length >= MIN_ARTICLE_CHARS || readabilityText.length <= region.text.length) return false;
+  if (sharedWordShare(region.text, readabilityText) < SUPERSET_MIN_SHARED) return false;
+  return weighed(readability.element).score >= SUPERSET_MIN_WEIGHT * region.score;
 }
 
 /** Plain text as markdown that reads as the same text (no line taken for a heading, list or quote). */

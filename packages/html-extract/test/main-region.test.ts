@@ -197,6 +197,28 @@ describe('main content beyond Readability', () => {
     );
     expect(extractPage(html, URL).text).toBe(post);
   });
+  it("takes Readability's short article when it is the region and more (the headline the region left in the post's header)", () => {
+    const post = 'Take a visit inside the leather works studio of a maker in Massachusetts. He gives us a very honest view of his business and what it takes to remain locally made, all day.';
+    const html = page(
+      `<div id="main"><div class="post"><div class="post-header"><h2>Inside the leather works studio of a Massachusetts maker</h2></div>` +
+        `<div class="entry-content"><p>${post}</p></div></div></div>` +
+        `<div id="sidebar"><ul><li><a href="/archive/1">Archive one</a></li><li><a href="/archive/2">Archive two</a></li></ul></div>`,
+      '<title>A leather blog</title>',
+    );
+    const out = extractPage(html, URL);
+    expect(out.contentSource).toBe('readability');
+    expect(out.text).toBe(`Inside the leather works studio of a Massachusetts maker\n\n${post}`);
+  });
+  it("keeps the region when Readability's short article adds only scraps to it (a category, a date, a count of comments)", () => {
+    const post = 'Take a visit inside the leather works studio of a maker in Massachusetts. He gives us a very honest view of his business and what it takes to remain locally made, all day.';
+    const html = page(
+      `<div id="main"><div class="box"><h2>Studio visit</h2><p>Accessories</p><p>November 13, 2012</p><p>3 comments</p><div class="text"><p>${post}</p></div></div></div>`,
+      '<title>A leather blog</title>',
+    );
+    const out = extractPage(html, URL);
+    expect(out.contentSource).toBe('region');
+    expect(out.text).toBe(post);
+  });
   it("weighs the region as it is given, without the second copy of the article that outweighed Readability's article", () => {
     const notice = (what: string) =>
       `<p>${what} of this copy are for your personal and non commercial use only and to order copies for your colleagues and clients or customers use the order tool at the bottom of any story or visit our desk online</p>`;
