@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { assembleLine } from '../src/pdf/line-assembly.js';
 import { judgeText } from '../src/pdf/text-quality.js';
 import { loadPdfJs } from '../src/pdf/open-pdf.js';
 
@@ -27,6 +28,19 @@ describe('judgeText', () => {
     expect(judgeText(['The quick brown fox', ' jumps over the lazy dog, 12.5 times.'])).toBe('good');
     // Letters outside the BMP and accented ones are letters.
     expect(judgeText(['Ça déjà vu, 𝔸𝔹ℂ naïve café façade'])).toBe('good');
+  });
+});
+
+describe('assembleLine', () => {
+  const run = (str: string, x: number) => ({ str, x, y: 100, width: str.length * 5, size: 10 });
+
+  it('drops C0 and C1 control characters that a font without a Unicode map passes through, keeping the text around them', () => {
+    // U+0085 (NEL) and U+0092 are what a byte code 0x85 or 0x92 of such a font comes out as.
+    expect(assembleLine([run('Total\u0092s\u0085', 0), run('\u0001\u001fdue\u009f', 100)])).toBe("Totals due");
+    // Tab and newline are white space, not control characters: they separate words.
+    expect(assembleLine([run('one\ttwo\nthree', 0)])).toBe('one two three');
+    // Latin-1 letters right after the C1 block stay.
+    expect(assembleLine([run('\u00a0café\u00ff', 0)])).toBe('café\u00ff');
   });
 });
 

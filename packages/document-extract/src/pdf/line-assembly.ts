@@ -46,6 +46,7 @@ export function assembleLine(runs: TextRun[], { rightToLeft = false } = {}): str
     text += str;
     end = Math.max(end, run.x + run.width);
   }
-  // Control characters come from fonts without a usable Unicode mapping.
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '').replace(/\s+/g, ' ').trim();
+  // Control characters (C0 but tab and newline, DEL, C1) come from fonts without a usable
+  // Unicode mapping: a byte code passed through as is, which no text means.
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '').replace(/\s+/g, ' ').trim();
 }

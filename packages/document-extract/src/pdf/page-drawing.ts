@@ -93,8 +93,10 @@ const apply = (m: Matrix, x: number, y: number): [number, number] => [m[0] * x +
  * the transformation matrix (q/Q, cm, form XObjects) into the same viewport space as the text.
  * Only painted paths count (a clip is not drawn); curves end a straight run.
  */
-export async function readDrawing(page: PdfPage, { OPS, Util }: Pick<PdfJs, 'OPS' | 'Util'>): Promise<PageDrawingDetail> {
-  const { fnArray, argsArray } = await page.getOperatorList();
+export async function readDrawing(page: PdfPage, { OPS, Util, AnnotationMode }: Pick<PdfJs, 'OPS' | 'Util' | 'AnnotationMode'>): Promise<PageDrawingDetail> {
+  // Without annotations: pdf.js would otherwise parse every annotation of the page (resolving
+  // link destinations) and draw their appearances, and a table's rules are page content.
+  const { fnArray, argsArray } = await page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
   const rules: Rule[] = [];
   const boxes: FilledBox[] = [];
   const fonts = new Map<string, FontLook>();

@@ -47,8 +47,9 @@ function mayHoldTable(frags: Fragment[]): boolean {
     const row = sorted.slice(i, j);
     const column = (f: Fragment) => gutters.filter((g) => f.x >= g.end - 1).length;
     // Pieces of prose beside each other (two page columns the gutter search missed) are no table row.
-    const short = row.every((f) => f.runs.reduce((n, r) => n + (r.str.match(/[\p{L}\p{N}]+/gu)?.length ?? 0), 0) <= TABLE_CELL_WORDS);
-    if (short && row.some((f, k) => k > 0 && column(f) === column(row[k - 1]))) rows++;
+    // Words are counted last: most rows are one piece, and counting them was most of this test.
+    const short = () => row.every((f) => f.runs.reduce((n, r) => n + (r.str.match(/[\p{L}\p{N}]+/gu)?.length ?? 0), 0) <= TABLE_CELL_WORDS);
+    if (row.some((f, k) => k > 0 && column(f) === column(row[k - 1])) && short()) rows++;
     if (rows >= TABLE_ROWS) return true;
     i = j;
   }
@@ -92,7 +93,7 @@ function mayBeHeadingInNewFont(frags: Fragment[], seen: Set<string>): boolean {
  * font's look (bold, fixed pitch) for headings. The page's drawing is read when its text may
  * hold a table or uses a font not seen before (pdf.js gives text without font names).
  */
-export async function pageStructure(page: PdfPage, asDrawn: PageRuns, pdfjs: Pick<PdfJs, 'OPS' | 'Util'>, fonts: DocumentFonts): Promise<{ runs: PageRuns; tables: PageTable[] }> {
+export async function pageStructure(page: PdfPage, asDrawn: PageRuns, pdfjs: Pick<PdfJs, 'OPS' | 'Util' | 'AnnotationMode'>, fonts: DocumentFonts): Promise<{ runs: PageRuns; tables: PageTable[] }> {
   const { runs, turnRules } = turnedUpright(asDrawn);
   const frags = fragments(runs.upright, { wideSpaces: true });
   const tableLike = mayHoldTable(frags);
@@ -105,8 +106,6 @@ export async function pageStructure(page: PdfPage, asDrawn: PageRuns, pdfjs: Pic
     for (const [name, look] of drawing.fonts) fonts.looks.set(name, look);
     for (const [drawn, right] of drawing.rtlWords) fonts.rtlWords.set(drawn, right);
     for (const r of [...runs.upright, ...runs.rotated]) if (r.font) fonts.seen.add(r.font);
-    if (tableLike) {
-    }
     // Rules are looked at on every page whose drawing is read: frames (a figure's labels) hold no headings.
     const ruled = ruledTables(turnRules(drawing.rules), tableLike ? upright : []);
     tables = ruled.tables;
