@@ -98,10 +98,16 @@ export async function startRedisCluster(options = {}) {
     }
     await Promise.all(nodes.map((n) => n.start()));
     await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
-    // Every node must know every slot, and every replica must be in sync, before tests write.
+    // Every node must know every slot, and every replica must be in sync, before tests write:
+    // three replicas with their link up, and each master counting its replica (a node can still be
+    // a master without slots for a moment after the create, and a master counts its replica only
+    // once the sync is done; a WAIT before that is acknowledged by none).
     for (let i = 0; ; i++) {
       const infos = await Promise.all(nodes.map((n) => cli(n.port, 'cluster', 'info')));
-      const replicasSynced = (await Promise.all(nodes.map((n) => cli(n.port, 'info', 'replication')))).every((r) => !/role:slave/.test(r) || /master_link_status:up/.test(r));
+      const replication = await Promise.all(nodes.map((n) => cli(n.port, 'info', 'replication')));
+      const replicasSynced =
+        replication.filter((r) => /role:slave/.test(r) && /master_link_status:up/.test(r)).length === 3 &&
+        replication.filter((r) => /role:master/.test(r) && /connected_slaves:1\b/.test(r) && /slave0:.*state=online/.test(r)).length === 3;
       if (infos.every((info) => /cluster_state:ok/.test(info) && /cluster_slots_ok:16384/.test(info)) && replicasSynced) break;
       if (i > 300) throw new Error('the test Redis Cluster did not come up');
       await sleep(100);
