@@ -7,6 +7,13 @@ export interface ProgressChannel {
 }
 
 /**
+ * How long the first message may wait for its first update at least, whatever the heartbeat's
+ * interval: a submit's answer can take a second on a busy gateway, and a first message without the
+ * request id leaves a client that cancels at once nothing to resume with.
+ */
+const FIRST_UPDATE_WAIT_MS = 3_000;
+
+/**
  * Progress notifications of one tool call, sent only when the client asked for them (a
  * progressToken). `progress` is the seconds elapsed, which always increases as MCP requires
  * whatever the work reports; `message` says where the work is ("page 3 of 10", "2 of 5 pages
@@ -14,13 +21,6 @@ export interface ProgressChannel {
  * `intervalMs`, so a client whose request timeout resets on progress keeps waiting while Gleaner
  * works inside its 20 s window, where there is nothing new to report.
  */
-/**
- * How long the first message may wait for its first update at least, whatever the heartbeat's
- * interval: a submit's answer can take a second on a busy gateway, and a first message without the
- * request id leaves a client that cancels at once nothing to resume with.
- */
-const FIRST_UPDATE_WAIT_MS = 3_000;
-
 export class ProgressReporter {
   private readonly started = Date.now();
   private last = -1;
