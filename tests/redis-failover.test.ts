@@ -24,8 +24,11 @@ import { createAccountWithKey } from './support/test-stores.js';
  */
 const SECRET = 'failover-secret-0123456789abcdef';
 const WINDOW_MS = 2_000;
-const LOAD_MS = 10_000;
+// Load goes on well after the failover (2-6 s after the kill), so that answers given in the
+// window again (200) can be seen after it; the recovery itself is held to RECOVERY_MAX_MS.
+const LOAD_MS = 14_000;
 const KILL_AT_MS = 3_000;
+const RECOVERY_MAX_MS = 6_000;
 
 const probeQueue = defineQueue<{ n: number }, number>({ name: 'failover-probe', schema: Joi.object({ n: Joi.number().required() }), jobOptions: { attempts: 3, removeOnComplete: 100 } });
 
@@ -119,7 +122,7 @@ describe.each(['sentinel', 'cluster'] as const)('a %s failover under load', (mod
       // Both kinds of answer were given around the fault, and the service came back within the run.
       expect(figures.deferred).toBeGreaterThan(0);
       expect(shots.filter((s) => s.sentAt > killedAt + 1_000 && s.status === 200).length).toBeGreaterThan(0);
-      expect(figures.recoveryMs).toBeLessThan(LOAD_MS - KILL_AT_MS - 1_000);
+      expect(figures.recoveryMs).toBeLessThan(RECOVERY_MAX_MS);
       expect([gateway.alive(), worker.child.exitCode]).toEqual([true, null]);
     } finally {
       // Forced: a graceful close waits for the blocking read of a connection that may still be
