@@ -106,7 +106,7 @@ function mainContent(document: Document, prepared: string, articleBody: string |
  * when it is long enough (500 characters, its own threshold) unless the two disagree: little of
  * the region's text in it, and the region weighing more than twice as much as prose. Short
  * articles and listings take the region, never the whole page, unless Readability's short
- * article is the region and more (readabilityHoldsMore).
+ * article is the region and more (preferReadability).
  *
  * `tree` is the pruned copy of the body the region was found in.
  */
@@ -148,22 +148,18 @@ function chooseContent(document: Document, prepared: string, articleBody: string
   );
   const fromReadability = () => (readability && readabilityText ? { root: readability.element, text: readabilityText, readability, source: 'readability' as const, tree: copy } : null);
   if (!region) return fromReadability() ?? { ...bodyContent(prepared), tree: copy };
-  const chosen = steps.run('choice', () => (preferReadability(readability, readabilityText, region, copy) ? fromReadability() : null), fromReadability);
+  const chosen = steps.run('choice', () => (preferReadability(readability, readabilityText, region, copy, articleBody) ? fromReadability() : null), fromReadability);
   if (chosen) return chosen;
-  // Below its threshold Readability's article is a guess, unless it is the region with more of the
-  // same article around it (the sanity comparison of one extractor against another). Not when the
-  // page's JSON-LD articleBody weighed the region: the page said which text is the article.
-  if (region.text && steps.run('short article', () => !articleBody && readabilityHoldsMore(readability, readabilityText, region), () => false)) return fromReadability()!;
   if (region.text) return { root: region.element, text: region.text, readability, source: 'region', tree: copy };
   return { ...bodyContent(prepared), readability, tree: copy };
 }
 
 /**
  * Whether Readability's article is the answer rather than the region: it is long enough (500
- * characters) and the two agree, or the region found no box and the article holds most of the
- * page's prose weight.
+ * characters) and the two agree; or it is short and either the region found no box and the article
+ * holds most of the page's prose weight, or the article is the region and more.
  */
-function preferReadability(readability: MainContent | null, readabilityText: string, region: Region & { text: string }, copy: Element): boolean {
+function preferReadability(readability: MainContent | null, readabilityText: string, region: Region & { text: string }, copy: Element, articleBody: string | undefined): boolean {
   if (!readability || !readabilityText) return false;
   const weight = weighed(readability.element);
   const { text } = region;
@@ -188,18 +184,20 @@ function preferReadability(readability: MainContent | null, readabilityText: str
   // The weighing found no box (the region is the whole page: a short post's prose weighs no
   // more than the blurbs of the site around it), and Readability's short article holds most of
   // the page's prose weight: that article is the post, not one teaser of a listing.
-  return region.element === copy && region.score > 0 && weight.score >= 0.5 * region.score;
-}
-
-/**
- * Whether Readability's short article (under 500 characters, where the region is otherwise the
- * answer) is the region and more: longer, holding nine tenths of the region's words, and weighing
- * nine tenths of the region or more (what it adds is not link lists and scraps).
- */
-function readabilityHoldsMore(readability: MainContent | null, readabilityText: string, region: Region & { text: string }): boolean {
-  if (!readability || readabilityText.length >= MIN_ARTICLE_CHARS || readabilityText.length <= region.text.length) return false;
-  if (sharedWordShare(region.text, readabilityText) < SUPERSET_MIN_SHARED) return false;
-  return weighed(readability.element).score >= SUPERSET_MIN_WEIGHT * region.score;
+  if (region.element === copy && region.score > 0 && weight.score >= 0.5 * region.score) return true;
+  // Below its threshold Readability's article is a guess, unless it is the region with more of the
+  // same article around it (the sanity comparison of one extractor against another): longer,
+  // holding nine tenths of the region's words, and weighing nine tenths of the region or more
+  // (what it adds is not link lists and scraps). Not when the page's JSON-LD articleBody weighed
+  // the region: the page said which text is the article.
+  return (
+    !articleBody &&
+    text !== '' &&
+    readabilityText.length < MIN_ARTICLE_CHARS &&
+    readabilityText.length > text.length &&
+    sharedWordShare(text, readabilityText) >= SUPERSET_MIN_SHARED &&
+    weight.score >= SUPERSET_MIN_WEIGHT * region.score
+  );
 }
 
 /** Plain text as markdown that reads as the same text (no line taken for a heading, list or quote). */
