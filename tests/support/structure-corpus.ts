@@ -123,6 +123,12 @@ const loadScorer = async () => (await import(pathToFileURL(path.join(STRUCTURE_C
 
 /** Issue 41's bars: for PDFs, tables over those with reference tables (pdf/ and pdf-tables/), headings and text over pdf/; the same bars per other type. */
 export const PDF_TARGETS = { tableRecall: 0.8, cellF1: 0.85, headingF1: 0.8, text: 0.95 };
+const TYPE_BARS: Array<[keyof typeof PDF_TARGETS, string]> = [
+  ['tableRecall', 'mean table recall'],
+  ['cellF1', 'mean cell F1'],
+  ['headingF1', 'mean heading F1'],
+  ['text', 'mean text similarity (bag-of-words F1)'],
+];
 
 /** Scores every parsed file, its type's means (pdf-tables also by flavour), the baseline's, and the PDF targets. */
 export async function scoreStructure(parsed: Map<string, ParsedFile>, files: StructureFile[]): Promise<StructureScores> {
@@ -162,13 +168,7 @@ export async function scoreStructure(parsed: Map<string, ParsedFile>, files: Str
   for (const type of [...new Set(rows.map((r) => r.type))].filter((t) => t !== 'pdf' && t !== 'pdf-tables')) {
     const ofType = rows.filter((r) => r.type === type);
     const means = meanScores(ofType.map((r) => r.scores));
-    const bars: Array<[string, Measure, number]> = [
-      ['mean table recall', 'tableRecall', PDF_TARGETS.tableRecall],
-      ['mean cell F1', 'cellF1', PDF_TARGETS.cellF1],
-      ['mean heading F1', 'headingF1', PDF_TARGETS.headingF1],
-      ['mean text similarity (bag-of-words F1)', 'text', PDF_TARGETS.text],
-    ];
-    for (const [what, measure, min] of bars) if (means[measure] !== null) targets.push(target(`${type} (${ofType.length}): ${what}`, means[measure], min));
+    for (const [measure, what] of TYPE_BARS) if (means[measure] !== null) targets.push(target(`${type} (${ofType.length}): ${what}`, means[measure], PDF_TARGETS[measure]));
   }
   return { files: rows, baseline, types, targets };
 }
