@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { extractHtml, extractRtf } from '../src/office/index.js';
+import { htmlFileToMarkdown } from '../src/office/html-to-markdown.js';
 import { rtfToText } from '../src/office/rtf-to-text.js';
-import { cpuMs } from '../../../tests/support/cpu-time.js';
+import { bestCpuMsOf } from '../../../tests/support/cpu-time.js';
 
 
 const rtf = (source: string): Buffer => Buffer.from(source, 'latin1');
@@ -56,13 +57,15 @@ describe('HTML documents', () => {
   });
 
   it('translates large pages to markdown in time linear in their size, inside a wrapper element too', async () => {
-    const paragraphs = Array.from({ length: 6000 }, (_, i) => `<p>Paragraph number ${i} with <em>some</em> text.</p>`).join('');
-    const started = cpuMs();
-    const { pages } = await extractHtml(Buffer.from(`<html><body><div id="page">${paragraphs}</div></body></html>`), { output: 'markdown' });
-    const elapsed = cpuMs() - started;
+    const page = (paragraphs: number) =>
+      `<html><body><div id="page">${Array.from({ length: paragraphs }, (_, i) => `<p>Paragraph number ${i} with <em>some</em> text.</p>`).join('')}</div></body></html>`;
+    const { pages } = await extractHtml(Buffer.from(page(6000)), { output: 'markdown' });
     expect(pages[0].split('\n\n')).toHaveLength(6000);
     expect(pages[0]).toContain('Paragraph number 5999 with _some_ text.');
-    // node-html-markdown, which the parser used before html-extract's renderer, needed over 3 s unchunked (research notes §7).
-    expect(elapsed).toBeLessThan(2000);
+    // A ratio of CPU times, best of three: a loaded CI host moves both alike, where it pushed one
+    // fixed limit (2 s for 6,000 paragraphs) past itself. node-html-markdown, which the parser used
+    // before html-extract's renderer, grew quadratically here (research notes §7): 64 for 8x the paragraphs.
+    const best = bestCpuMsOf(htmlFileToMarkdown, page(750), page(6000), 3);
+    expect(best.large / best.small).toBeLessThan(24);
   });
 });
