@@ -7,12 +7,15 @@ import type { ExtractedDocument, ExtractOptions } from '../types.js';
 import { readHeadersFooters } from './docx-headers-footers.js';
 import { finishMarkdownNotes, prepareMammothHtml, splitPages } from './docx-html.js';
 import { type Equation, extractEquations, restoreEquations } from './docx-math.js';
+import { finishListLabels, headingStyleRules, labelNumberedParagraphs, labelsPossible, readStyles } from './docx-numbering.js';
 import { parseXml } from './docx-xml.js';
 import { fragmentToMarkdown } from './html-to-markdown.js';
 import { htmlToText } from './html-to-text.js';
 import { openZipPackage } from './zip-package.js';
 
 const MAIN_PART = 'word/document.xml';
+const STYLES_PART = 'word/styles.xml';
+const NUMBERING_PART = 'word/numbering.xml';
 // Parts mammoth reads whose w:cr it would drop.
 const MAMMOTH_STORY_PARTS = [MAIN_PART, 'word/footnotes.xml', 'word/endnotes.xml'];
 const CARRIAGE_RETURN = /<([\w.-]+:)?cr(\s[^>]*)?\/>/g;
@@ -30,24 +33,32 @@ export async function extractDocx(bytes: Buffer, opts: ExtractOptions): Promise<
   const { zip } = await openZipPackage(bytes, 'the .docx');
   const main = zip.file(MAIN_PART);
   if (!main) throw new DocumentError('400-001', 'Invalid file type', ['the ZIP package has no word/document.xml']);
-  let documentXml = await main.async('string');
+  const originalXml = await main.async('string');
+  let documentXml = originalXml;
+  const styles = readStyles(await readPart(zip, STYLES_PART));
   let equations: Equation[] = [];
-  if (/<([\w.-]+:)?oMath[\s>]/.test(documentXml)) {
-    const parsed = parseXml(documentXml);
-    if (parsed) {
-      equations = extractEquations(parsed);
+  const hasMath = /<([\w.-]+:)?oMath[\s>]/.test(documentXml);
+  // Numbering is read when paragraphs or their styles are numbered (styles.xml is one of the places).
+  const numbering = /<([\w.-]+:)?numPr[\s>]/.test(documentXml) || [...styles.values()].some((s) => s.numbering) ? await readPart(zip, NUMBERING_PART) : null;
+  const labels = numbering !== null && labelsPossible(documentXml, numbering, styles);
+  const parsed = hasMath || labels ? parseXml(documentXml) : null;
+  if (parsed) {
+    if (hasMath) equations = extractEquations(parsed);
+    const labelled = labels ? labelNumberedParagraphs(parsed, numbering!, styles) : 0;
+    if (equations.length > 0 || labelled > 0) {
       documentXml = new XMLSerializer().serializeToString(parsed);
       zip.file(MAIN_PART, documentXml);
     }
   }
-  const mammothInput = await withLineBreaksForCr(zip, documentXml, bytes, equations.length > 0);
+  const mammothInput = await withLineBreaksForCr(zip, documentXml, bytes, documentXml !== originalXml);
   opts.signal?.throwIfAborted();
 
   const { value: html } = await mammoth.convertToHtml(
     { buffer: mammothInput },
     {
       // Word's Title style is the document's title (Docling and pandoc make it a heading too).
-      styleMap: ["br[type='page'] => hr", "p[style-name='Title'] => h1:fresh"],
+      // Styles based on a heading style are headings too (a "heading 2 unnumbered"), as in Word's outline.
+      styleMap: ["br[type='page'] => hr", "p[style-name='Title'] => h1:fresh", ...headingStyleRules(styles)],
       // Images are not processed (SPEC): never read or base64-encode them.
       convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })),
       externalFileAccess: false,
@@ -58,6 +69,7 @@ export async function extractDocx(bytes: Buffer, opts: ExtractOptions): Promise<
 
   const root = parse(html);
   prepareMammothHtml(root, opts.output);
+  finishListLabels(root);
   const pages = splitPages(root).map((page) =>
     restoreEquations(
       opts.output === 'markdown' ? finishMarkdownNotes(fragmentToMarkdown(page.toString())) : htmlToText(page, { preserveWhitespace: true }),
@@ -90,4 +102,10 @@ async function withLineBreaksForCr(zip: JSZip, documentXml: string, original: Bu
     changed = true;
   }
   return changed ? zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' }) : original;
+}
+
+/** A part of the package, parsed; null when it is missing or not well-formed XML. */
+async function readPart(zip: JSZip, name: string): Promise<Document | null> {
+  const text = await zip.file(name)?.async('string');
+  return text ? parseXml(text) : null;
 }

@@ -1,0 +1,314 @@
+import { HTMLElement, TextNode } from 'node-html-parser';
+import { attribute, childElements } from './docx-xml.js';
+
+/**
+ * Word's computed numbers, which mammoth does not write: a numbered heading ("2.3 Scope") comes
+ * out of mammoth as its text alone, and an item of a multi-level list ("2.3.1.") as the n-th item
+ * of a nested ordered list, so the numbers a document refers to itself by ("see 2.3.1") are lost.
+ * Counters are kept per numbering instance (w:num) and level, as LibreOffice and Docling keep them;
+ * a level used before the levels above it shows their start values.
+ */
+
+/** Marks a computed list label in mammoth's HTML, so that its list can be told apart (see finishListLabels). */
+const LABEL_OPEN = '\uE002';
+const LABEL_CLOSE = '\uE003';
+const MARKED_LABEL = new RegExp(`${LABEL_OPEN}([^${LABEL_CLOSE}]*)${LABEL_CLOSE}`, 'g');
+
+interface Level {
+  start: number;
+  format: string;
+  text: string;
+  /** Counters of deeper levels restart when this level is used, unless they say otherwise (w:lvlRestart 0). */
+  restartsAfterHigher: boolean;
+  /** w:isLgl: the label's numbers are all shown in decimal (legal numbering). */
+  legal: boolean;
+}
+
+export type ParagraphStyles = Map<string, Style>;
+
+interface Style {
+  paragraph: boolean;
+  basedOn: string | null;
+  name: string;
+  numbering: { numId: string; level: number | null } | null;
+}
+
+interface Numbering {
+  /** Levels by w:num id (its abstract definition with the instance's overrides applied). */
+  levels: Map<string, Level[]>;
+  /** Level of a numbering instance a paragraph style is bound to (w:lvl/w:pStyle), by style id. */
+  levelOfStyle: Map<string, number>;
+}
+
+const child = (element: Element | undefined, name: string): Element | undefined => (element ? childElements(element).find((e) => e.localName === name) : undefined);
+const value = (element: Element | undefined, name: string): string | null => {
+  const found = child(element, name);
+  return found ? attribute(found, 'val') : null;
+};
+
+function readLevel(lvl: Element): Level {
+  const start = Number(value(lvl, 'start') ?? 1);
+  return {
+    start: Number.isFinite(start) ? start : 1,
+    format: value(lvl, 'numFmt') ?? 'decimal',
+    text: value(lvl, 'lvlText') ?? '',
+    restartsAfterHigher: value(lvl, 'lvlRestart') !== '0',
+    legal: child(lvl, 'isLgl') !== undefined && value(lvl, 'isLgl') !== '0',
+  };
+}
+
+/** The paragraph and numbering styles of word/styles.xml, by style id. */
+export function readStyles(styles: Document | null): ParagraphStyles {
+  const out = new Map<string, Style>();
+  if (!styles) return out;
+  for (const style of childElements(styles.documentElement)) {
+    // Numbering styles too: a numbering definition may only link to one (w:numStyleLink).
+    const type = attribute(style, 'type');
+    if (style.localName !== 'style' || (type !== 'paragraph' && type !== 'numbering')) continue;
+    const id = attribute(style, 'styleId');
+    if (!id) continue;
+    const numPr = child(child(style, 'pPr'), 'numPr');
+    const level = value(numPr, 'ilvl');
+    out.set(id, {
+      paragraph: type === 'paragraph',
+      basedOn: value(style, 'basedOn'),
+      name: value(style, 'name') ?? id,
+      numbering: numPr ? { numId: value(numPr, 'numId') ?? '0', level: level === null ? null : Number(level) } : null,
+    });
+  }
+  return out;
+}
+
+function readNumbering(numbering: Document, styles: ParagraphStyles): Numbering {
+  const levels = new Map<string, Level[]>();
+  const levelOfStyle = new Map<string, number>();
+  const abstracts = new Map<string, Element>();
+  const instances: Element[] = [];
+  for (const e of childElements(numbering.documentElement)) {
+    if (e.localName === 'abstractNum') abstracts.set(attribute(e, 'abstractNumId') ?? '', e);
+    else if (e.localName === 'num') instances.push(e);
+  }
+  const abstractOf = new Map(instances.map((num) => [attribute(num, 'numId') ?? '', value(num, 'abstractNumId') ?? '']));
+  for (const num of instances) {
+    let abstract = abstracts.get(abstractOf.get(attribute(num, 'numId') ?? '') ?? '');
+    // A definition that only links to a numbering style takes its levels from the instance that style names.
+    const linked = value(abstract, 'numStyleLink');
+    if (abstract && linked) {
+      const numId = styles.get(linked)?.numbering?.numId;
+      abstract = numId ? abstracts.get(abstractOf.get(numId) ?? '') : undefined;
+    }
+    if (!abstract) continue;
+    const defined: Level[] = [];
+    for (const lvl of childElements(abstract).filter((e) => e.localName === 'lvl')) {
+      const index = Number(attribute(lvl, 'ilvl'));
+      if (!(index >= 0 && index < 9)) continue;
+      defined[index] = readLevel(lvl);
+      const boundStyle = value(lvl, 'pStyle');
+      if (boundStyle) levelOfStyle.set(boundStyle, index);
+    }
+    for (const override of childElements(num).filter((e) => e.localName === 'lvlOverride')) {
+      const index = Number(attribute(override, 'ilvl'));
+      if (!(index >= 0 && index < 9)) continue;
+      const replaced = child(override, 'lvl');
+      if (replaced) defined[index] = readLevel(replaced);
+      const start = value(override, 'startOverride');
+      if (start !== null && defined[index]) defined[index] = { ...defined[index], start: Number(start) || 0 };
+    }
+    levels.set(attribute(num, 'numId') ?? '', defined);
+  }
+  return { levels, levelOfStyle };
+}
+
+const ROMAN: Array<[number, string]> = [[1000, 'm'], [900, 'cm'], [500, 'd'], [400, 'cd'], [100, 'c'], [90, 'xc'], [50, 'l'], [40, 'xl'], [10, 'x'], [9, 'ix'], [5, 'v'], [4, 'iv'], [1, 'i']];
+
+function roman(n: number): string {
+  let out = '';
+  for (const [worth, digits] of ROMAN) for (; n >= worth; n -= worth) out += digits;
+  return out;
+}
+
+/** Word's letters: a..z, then aa..zz, then aaa (the letter repeated), not a spreadsheet's column names. */
+const letters = (n: number) => (n > 0 ? String.fromCharCode(97 + ((n - 1) % 26)).repeat(Math.floor((n - 1) / 26) + 1) : String(n));
+
+/** A counter in a level's number format; formats without a rendering here are shown in decimal. */
+export function formatNumber(n: number, format: string): string {
+  switch (format) {
+    case 'lowerRoman':
+      return n > 0 && n < 4000 ? roman(n) : String(n);
+    case 'upperRoman':
+      return n > 0 && n < 4000 ? roman(n).toUpperCase() : String(n);
+    case 'lowerLetter':
+      return letters(n);
+    case 'upperLetter':
+      return letters(n).toUpperCase();
+    case 'decimalZero':
+      return n < 10 ? `0${n}` : String(n);
+    case 'none':
+      return '';
+    default:
+      return String(n);
+  }
+}
+
+/** The paragraph's style and the styles up its w:basedOn chain (cycles cut), with their ids. */
+function styleChain(styleId: string | null, styles: Map<string, Style>): Array<Style & { id: string }> {
+  const chain: Array<Style & { id: string }> = [];
+  const seen = new Set<string>();
+  for (let id = styleId; id && !seen.has(id) && styles.has(id); id = styles.get(id)!.basedOn) {
+    seen.add(id);
+    chain.push({ ...styles.get(id)!, id });
+  }
+  return chain;
+}
+
+const HEADING_NAME = /^heading ([1-9])$/i;
+
+/** The heading level of a style that is, or is based on, one of Word's built-in heading styles. */
+function headingLevel(chain: Style[]): number | null {
+  for (const style of chain) {
+    const match = HEADING_NAME.exec(style.name);
+    if (match) return Number(match[1]);
+  }
+  return null;
+}
+
+/** Paragraphs in document order; iterative, so that a deeply nested hostile body cannot overflow the stack. */
+function paragraphsOf(root: Element): Element[] {
+  const out: Element[] = [];
+  const stack: Element[] = [root];
+  while (stack.length > 0) {
+    const e = stack.pop()!;
+    if (e.localName === 'p') out.push(e);
+    // mc:Choice repeats its mc:Fallback, which is what mammoth reads.
+    if (e.localName === 'Choice') continue;
+    // Pushed last child first, one by one (a body of 200,000 paragraphs is too many arguments for a spread).
+    const children = childElements(e);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+  return out;
+}
+
+/**
+ * Rules for mammoth's style map: paragraph styles based on a heading style without being one
+ * (a "heading 2 unnumbered"), which mammoth would otherwise write as plain paragraphs or list items.
+ */
+export function headingStyleRules(styles: ParagraphStyles): string[] {
+  const rules: string[] = [];
+  for (const [id, style] of styles) {
+    const level = headingLevel(styleChain(id, styles));
+    if (style.paragraph && level !== null && level <= 6 && !HEADING_NAME.test(style.name) && !/['\\]/.test(style.name)) rules.push(`p[style-name='${style.name}'] => h${level}:fresh`);
+  }
+  return rules;
+}
+
+/**
+ * A paragraph's style, then its numbering, in one w:pPr (the schema's order). The gap is bounded
+ * (w:numPr comes sixth in a w:pPr, after short elements), so that a body of unclosed w:pPr is not scanned to its end
+ * once per style.
+ */
+const STYLE_THEN_NUMBERING = /<(?:[\w.-]+:)?pStyle\s+(?:[\w.-]+:)?val="([^"]+)"\s*\/>(?:(?!<\/(?:[\w.-]+:)?pPr>)[\s\S]){0,500}?<(?:[\w.-]+:)?numPr[\s>]/g;
+
+/**
+ * Whether any paragraph can be given a label, judged without parsing the body: some level's
+ * label repeats the levels above it, or a heading style is numbered, or a heading paragraph is.
+ * Most documents with lists have neither, and parsing and writing back the body costs them ~20 %.
+ */
+export function labelsPossible(documentXml: string, numberingXml: Document, styles: ParagraphStyles): boolean {
+  const { levels } = readNumbering(numberingXml, styles);
+  for (const defined of levels.values()) {
+    if (defined.some((l, i) => l && [...l.text.matchAll(/%([1-9])/g)].some((m) => Number(m[1]) - 1 !== i))) return true;
+  }
+  const headings = new Set([...styles.keys()].filter((id) => headingLevel(styleChain(id, styles)) !== null));
+  if ([...headings].some((id) => styleChain(id, styles).some((s) => s.numbering))) return true;
+  for (const match of documentXml.matchAll(STYLE_THEN_NUMBERING)) if (headings.has(match[1])) return true;
+  return false;
+}
+
+/**
+ * Writes Word's computed label at the start of each numbered heading ("1.2. ") and of each list
+ * item whose label repeats the levels above it ("2.3.1.", marked for finishListLabels); other
+ * list items are left to mammoth's lists. Counts every numbered paragraph, in document order.
+ * Returns how many paragraphs were given a label.
+ */
+export function labelNumberedParagraphs(document: Document, numberingXml: Document, styles: ParagraphStyles): number {
+  const { levels, levelOfStyle } = readNumbering(numberingXml, styles);
+  const counters = new Map<string, Array<number | undefined>>();
+  let labelled = 0;
+  for (const paragraph of paragraphsOf(document.documentElement)) {
+    const pPr = child(paragraph, 'pPr');
+    const chain = styleChain(value(pPr, 'pStyle'), styles);
+    const own = child(pPr, 'numPr');
+    const fromStyle = chain.find((s) => s.numbering)?.numbering ?? null;
+    const numId = own ? (value(own, 'numId') ?? fromStyle?.numId ?? null) : (fromStyle?.numId ?? null);
+    if (!numId || numId === '0') continue;
+    const defined = levels.get(numId);
+    const ownLevel = own ? value(own, 'ilvl') : null;
+    const level = ownLevel !== null ? Number(ownLevel) : (fromStyle?.level ?? chain.map((s) => levelOfStyle.get(s.id)).find((l) => l !== undefined) ?? 0);
+    if (!defined?.[level]) continue;
+
+    const count = counters.get(numId) ?? [];
+    counters.set(numId, count);
+    count[level] = count[level] === undefined ? defined[level].start : count[level]! + 1;
+    for (let deeper = level + 1; deeper < 9; deeper++) if (defined[deeper]?.restartsAfterHigher !== false) count[deeper] = undefined;
+    const { text, format, legal } = defined[level];
+    if (format === 'bullet' || format === 'none') continue;
+    let compound = false;
+    const label = text.replace(/%([1-9])/g, (_, digit: string) => {
+      const at = Number(digit) - 1;
+      if (at !== level) compound = true;
+      if (!defined[at]) return '';
+      count[at] ??= defined[at].start;
+      return formatNumber(count[at]!, legal ? 'decimal' : defined[at].format);
+    });
+    const heading = headingLevel(chain) !== null;
+    if (label.trim() === '' || (!heading && !compound)) continue;
+    insertLeadingText(paragraph, heading ? `${label} ` : `${LABEL_OPEN}${label}${LABEL_CLOSE}`);
+    labelled++;
+  }
+  return labelled;
+}
+
+/** A run holding `text` as the paragraph's first content (after its properties), in the paragraph's namespace. */
+function insertLeadingText(paragraph: Element, text: string): void {
+  const ns = paragraph.namespaceURI;
+  const prefix = paragraph.prefix ? `${paragraph.prefix}:` : '';
+  const document = paragraph.ownerDocument;
+  const run = document.createElementNS(ns, `${prefix}r`);
+  const t = document.createElementNS(ns, `${prefix}t`);
+  t.setAttributeNS('http://www.w3.org/XML/1998/namespace', 'xml:space', 'preserve');
+  t.appendChild(document.createTextNode(text));
+  run.appendChild(t);
+  const properties = child(paragraph, 'pPr');
+  paragraph.insertBefore(run, properties ? properties.nextSibling : paragraph.firstChild);
+}
+
+/**
+ * In mammoth's HTML: a list whose items carry computed labels becomes a bulleted list of
+ * "2.3.1. text" items (as Docling writes them), since the labels already number them; and a
+ * list that only wraps a deeper one is unwrapped.
+ */
+export function finishListLabels(root: HTMLElement): void {
+  // A list resumed deeper than where it left off (after a paragraph between its items) comes from
+  // mammoth as a list whose one item holds nothing but the deeper list: it is that list alone.
+  for (const item of root.querySelectorAll('li')) {
+    const [inner, ...others] = item.childNodes.filter((n) => !(n instanceof TextNode && n.rawText.trim() === ''));
+    const list = item.parentNode;
+    if (others.length > 0 || !(inner instanceof HTMLElement) || !['ol', 'ul'].includes(inner.rawTagName) || list?.childNodes.length !== 1) continue;
+    if (list.parentNode && ['ol', 'ul'].includes(list.rawTagName)) list.replaceWith(inner);
+  }
+  for (const item of root.querySelectorAll('li')) {
+    const first = item.firstChild;
+    if (!(first instanceof TextNode) || !first.rawText.startsWith(LABEL_OPEN)) continue;
+    if (item.parentNode?.rawTagName === 'ol') item.parentNode.tagName = 'ul';
+  }
+  for (const text of labelTexts(root)) text.rawText = text.rawText.replace(MARKED_LABEL, '$1 ');
+}
+
+function labelTexts(node: HTMLElement, out: TextNode[] = []): TextNode[] {
+  for (const c of node.childNodes) {
+    if (c instanceof TextNode) {
+      if (c.rawText.includes(LABEL_OPEN)) out.push(c);
+    } else if (c instanceof HTMLElement) labelTexts(c, out);
+  }
+  return out;
+}
