@@ -49,7 +49,7 @@ async function pagePixels(bytes: Buffer): Promise<PagePixels> {
     const traits = await documentTraits(pdf, bytes);
     const fetched = await fetchPage(pdf, traits, 1);
     const reading = await choosePageReading(fetched, traits, pdf.pdfjs);
-    const scan = reading.scan ? await readScanImage(fetched.page, reading.scan) : null;
+    const scan = reading.scan ? await readScanImage(fetched.page, reading.scan, pdf.pdfjs) : null;
     return { reading, scan, rendered: await renderPage(fetched.page) };
   } finally {
     await pdf.destroy();

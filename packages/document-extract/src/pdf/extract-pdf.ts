@@ -84,7 +84,7 @@ export async function extractPdf(bytes: Uint8Array, opts: ExtractOptions): Promi
         const reading = await choosePageReading(fetched, traits, pdf.pdfjs);
         if (reading.ocr && opts.ocr) {
           // Rendered (or its scan taken) while the page is loaded; read while the next pages are.
-          const pixels = (reading.scan && (await readScanImage(fetched.page, reading.scan))) || (await renderPage(fetched.page));
+          const pixels = (reading.scan && (await readScanImage(fetched.page, reading.scan, pdf.pdfjs))) || (await renderPage(fetched.page));
           result = { kind: 'ocr', reading: recognizeRendered(pixels, opts.ocr, { upright: reading.upright }), reason: reading.ocr };
         } else {
           if (reading.ocr) notes.push(`page ${n}: needs OCR (${reading.ocr}), which is not available; its text layer was used`);

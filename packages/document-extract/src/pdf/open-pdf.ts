@@ -16,7 +16,13 @@ const PDFJS_DIR = path.dirname(require.resolve('pdfjs-dist/package.json'));
 /** Same API as pdf.mjs, whose types are used. */
 const MINIFIED_BUILD: string = 'pdfjs-dist/legacy/build/pdf.min.mjs';
 let pdfjs: Promise<PdfJs> | null = null;
-const MINIFIED_WORKER: string = 'pdfjs-dist/legacy/build/pdf.worker.min.mjs';
+/**
+ * The worker side is the readable build, which patches/pdfjs-dist@5.6.205.patch changes (text
+ * states copied with their class's prototype, the per-glyph transform multiplied out, streams
+ * inflated by Node's zlib synchronously, images of read-only operator lists not decoded; the
+ * source map comment removed): text PDFs parse ~1.6x as fast (bench:documents), to the same text.
+ */
+const PATCHED_WORKER: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 
 /**
  * Built-ins that the legacy build's core-js polyfills replace although Node has them: they fail
@@ -45,8 +51,9 @@ async function importKeepingNativeBuiltIns<T>(load: () => Promise<T>): Promise<T
 
 /**
  * pdf.js is loaded on first use (the only module-level state). The legacy build is the one that
- * runs on Node 20 (the modern one needs Promise.withResolvers). Its minified files are used:
- * they carry no source maps, which Node would otherwise parse and keep. In Node the "worker"
+ * runs on Node 20 (the modern one needs Promise.withResolvers). Neither file loaded carries a
+ * source map comment (the API side is the minified build, the worker side's is patched out), which
+ * Node would otherwise parse and keep. In Node the "worker"
  * runs on this thread: its module is loaded here too (it registers itself as
  * globalThis.pdfjsWorker, which pdf.js then uses), so that the built-ins both replace are
  * restored once (see NATIVE_BUILT_INS).
@@ -55,7 +62,7 @@ export const loadPdfJs = (): Promise<PdfJs> =>
   (pdfjs ??= importKeepingNativeBuiltIns(async () => {
     // By file URL: the names are strings (for the types above), which no bundler resolves, and a
     // parse thread's bundled code (a data: URL module) cannot resolve package names itself.
-    const [buildUrl, workerUrl] = [MINIFIED_BUILD, MINIFIED_WORKER].map((file) => pathToFileURL(require.resolve(file)).href);
+    const [buildUrl, workerUrl] = [MINIFIED_BUILD, PATCHED_WORKER].map((file) => pathToFileURL(require.resolve(file)).href);
     const lib = (await import(buildUrl)) as PdfJs;
     await import(workerUrl);
     lib.GlobalWorkerOptions.workerSrc = workerUrl;

@@ -95,8 +95,9 @@ const apply = (m: Matrix, x: number, y: number): [number, number] => [m[0] * x +
  */
 export async function readDrawing(page: PdfPage, { OPS, Util, AnnotationMode }: Pick<PdfJs, 'OPS' | 'Util' | 'AnnotationMode'>): Promise<PageDrawingDetail> {
   // Without annotations: pdf.js would otherwise parse every annotation of the page (resolving
-  // link destinations) and draw their appearances, and a table's rules are page content.
-  const { fnArray, argsArray } = await page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
+  // link destinations) and draw their appearances, and a table's rules are page content. The
+  // "any" intent: the page's images are listed but not decoded (patches/pdfjs-dist@5.6.205.patch).
+  const { fnArray, argsArray } = await page.getOperatorList({ intent: 'any', annotationMode: AnnotationMode.DISABLE });
   const rules: Rule[] = [];
   const boxes: FilledBox[] = [];
   const fonts = new Map<string, FontLook>();

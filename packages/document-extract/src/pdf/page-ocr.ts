@@ -3,7 +3,7 @@ import type { OcrEngine } from '../types.js';
 import { decodeGray, openImage, toGrayRaster } from '../ocr/prepare-image.js';
 import { MAX_OCR_PIXELS, recognizeUpright, type UprightText } from '../ocr/recognize-upright.js';
 import type { GrayRaster } from '../ocr/text-geometry.js';
-import type { PdfPage } from './open-pdf.js';
+import type { PdfJs, PdfPage } from './open-pdf.js';
 import type { PaintedImage } from './page-operators.js';
 
 /**
@@ -95,7 +95,7 @@ function unpackBits({ width, height, data }: DecodedImage & { data: Uint8Array |
  * (it covers too little of it, sticks out, or is placed askew) or pdf.js could not decode it: the
  * page is rendered then.
  */
-export async function readScanImage(page: PdfPage, image: PaintedImage): Promise<RenderedPage | null> {
+export async function readScanImage(page: PdfPage, image: PaintedImage, { OPS }: Pick<PdfJs, 'OPS'>): Promise<RenderedPage | null> {
   const viewport = page.getViewport({ scale: 1 });
   // The image's unit square in viewport space (points, y down): its columns run along (a, b),
   // its rows, first row at the top of the unit square, along (-c, -d).
@@ -111,9 +111,14 @@ export async function readScanImage(page: PdfPage, image: PaintedImage): Promise
   const sideways = Math.abs(a) <= SQUARE_TOLERANCE * Math.abs(b) && Math.abs(d) <= SQUARE_TOLERANCE * Math.abs(c);
   if (!straight && !sideways) return null;
 
+  // The image is decoded for an operator list built for display, where it is the page's image of that size.
+  const { fnArray, argsArray } = await page.getOperatorList();
+  const at = fnArray.findIndex((fn, i) => fn === OPS.paintImageXObject && Number(argsArray[i][1]) === image.width && Number(argsArray[i][2]) === image.height);
+  if (at < 0) return null;
+  const objId = String(argsArray[at][0]);
   // Global (shared by pages) objects are named g_..., as pdf.js's canvas looks them up.
-  const objects = image.objId.startsWith('g_') ? page.commonObjs : page.objs;
-  const decoded = await new Promise<DecodedImage | null>((resolve) => objects.get(image.objId, resolve));
+  const objects = objId.startsWith('g_') ? page.commonObjs : page.objs;
+  const decoded = await new Promise<DecodedImage | null>((resolve) => objects.get(objId, resolve));
   if (!decoded?.data || ![GRAYSCALE_1BPP, RGB_24BPP, RGBA_32BPP].includes(decoded.kind)) return null;
   const { width, height, kind } = decoded;
   const channels = kind === GRAYSCALE_1BPP ? 1 : kind === RGB_24BPP ? 3 : 4;

@@ -6,9 +6,12 @@ const INVISIBLE_MODES = new Set([3, 7]);
 /** An affine matrix [a, b, c, d, e, f], as pdf.js writes them. */
 export type Matrix = [number, number, number, number, number, number];
 
-/** The one image XObject a page paints, and where: the matrix maps its unit square to the page as viewed at scale 1 (points, y down, the page's rotation applied). */
+/**
+ * The one image XObject a page paints, and where: the matrix maps its unit square to the page as
+ * viewed at scale 1 (points, y down, the page's rotation applied). Its pixels are not at hand:
+ * the operator list that found it was built without image data (see inspectDrawing).
+ */
 export interface PaintedImage {
-  objId: string;
   width: number;
   height: number;
   matrix: Matrix;
@@ -36,10 +39,13 @@ const otherPaints = (OPS: Ops) =>
 /**
  * Counts what a page draws: images, and text by visibility (OCR layers over scans are invisible
  * text), and finds a page that is one image. Building the operator list costs about as much as
- * rendering, so it is only asked for pages whose text layer is missing or doubtful.
+ * rendering, so it is only asked for pages whose text layer is missing or doubtful. With the
+ * "any" intent, its images are listed but not decoded (patches/pdfjs-dist@5.6.205.patch): most
+ * such pages are figures or blank, and decoding their images was a tenth of a text PDF's time.
+ * That intent also lists annotations a viewer hides; any drawn annotation counts as painting.
  */
 export async function inspectDrawing(page: PdfPage, { OPS, Util }: Pick<PdfJs, 'OPS' | 'Util'>): Promise<PageDrawing> {
-  const { fnArray, argsArray } = await page.getOperatorList();
+  const { fnArray, argsArray } = await page.getOperatorList({ intent: 'any' });
   const shows = new Set<number>([OPS.showText, OPS.showSpacedText, OPS.nextLineShowText, OPS.nextLineSetSpacingShowText]);
   const paints = new Set<number>([OPS.paintImageXObject, OPS.paintInlineImageXObject, OPS.paintImageMaskXObject, OPS.paintImageXObjectRepeat, OPS.paintInlineImageXObjectGroup, OPS.paintImageMaskXObjectGroup, OPS.paintImageMaskXObjectRepeat, OPS.paintSolidColorImageMask]);
   const others = otherPaints(OPS);
@@ -68,7 +74,7 @@ export async function inspectDrawing(page: PdfPage, { OPS, Util }: Pick<PdfJs, '
       otherPainting ||= visible;
     } else if (paints.has(fn)) {
       drawing.images++;
-      if (fn === OPS.paintImageXObject && drawing.images === 1) sole = { objId: String(args[0]), width: Number(args[1]), height: Number(args[2]), matrix: ctm };
+      if (fn === OPS.paintImageXObject && drawing.images === 1) sole = { width: Number(args[1]), height: Number(args[2]), matrix: ctm };
     }
     // A path painted (not only a clip) is a line, box or shape beside the image.
     else if (fn === OPS.constructPath) otherPainting ||= args[0] !== OPS.endPath;

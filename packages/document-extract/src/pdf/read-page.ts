@@ -74,7 +74,7 @@ export interface PageReading {
 export async function choosePageReading({ page, runs }: FetchedPage, traits: DocumentTraits, pdfjs: Pick<PdfJs, 'OPS' | 'Util'>): Promise<PageReading> {
   const verdict = judgeText([...runs.upright, ...runs.rotated].map((r) => r.str));
   if (verdict === 'good') return { ocr: null };
-  // The operator list is built once: rendering for OCR reuses it.
+  // Its images are not decoded here: a scan's pixels are, if it is read by OCR (readScanImage).
   const drawing = await inspectDrawing(page, pdfjs);
   const scan = drawing.soleImage ?? undefined;
   if (verdict === 'unreadable') {
