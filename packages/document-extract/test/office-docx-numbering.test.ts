@@ -58,12 +58,16 @@ describe('Word numbering', () => {
     const body = [
       para('Scope', { styleId: 'Heading1' }),
       para('Terms', { styleId: 'Heading2' }),
+      // mc:Choice repeats its mc:Fallback, which mammoth reads (empty here): not counted, so Goals is 1.2.
+      `<w:p><w:r><mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="wps">${para('Boxed', { styleId: 'Heading2' })}</mc:Choice><mc:Fallback/></mc:AlternateContent></w:r></w:p>`,
       para('Goals', { styleId: 'Heading2' }),
       para('Design', { styleId: 'Heading1' }),
       // The deeper level restarts under a new heading.
       para('Parts', { styleId: 'Heading2' }),
       // numId 0 takes the style's numbering away.
       para('Unnumbered', { styleId: 'Heading1', numbering: numbered(0) }),
+      // A tracked change's former numbering is history: it counts for nothing (Glossary stays A).
+      para('Was numbered.', { numbering: `<w:pPrChange w:id="1"><w:pPr>${numbered(2, 0)}</w:pPr></w:pPrChange>` }),
       para('Glossary', { styleId: 'AppendixHeading' }),
       para('Alpha', { numbering: numbered(3, 0) }),
       para('Beta', { numbering: numbered(3, 1) }),
@@ -83,6 +87,7 @@ describe('Word numbering', () => {
       '# 2. Design',
       '## 2.1 Parts',
       '# Unnumbered',
+      'Was numbered.',
       '# Appendix A Glossary',
       // One-level labels stay the list's own numbers; labels that repeat the levels above are
       // written out, in a bulleted list, since the markdown numbers could not say them.

@@ -172,21 +172,6 @@ function headingLevel(chain: Style[]): number | null {
   return null;
 }
 
-/** Paragraphs in document order; iterative, so that a deeply nested hostile body cannot overflow the stack. */
-function paragraphsOf(root: Element): Element[] {
-  const out: Element[] = [];
-  const stack: Element[] = [root];
-  while (stack.length > 0) {
-    const e = stack.pop()!;
-    if (e.localName === 'p') out.push(e);
-    // mc:Choice repeats its mc:Fallback, which is what mammoth reads.
-    if (e.localName === 'Choice') continue;
-    // Pushed last child first, one by one (a body of 200,000 paragraphs is too many arguments for a spread).
-    const children = childElements(e);
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
-  }
-  return out;
-}
 
 /**
  * Rules for mammoth's style map: paragraph styles based on a heading style without being one
@@ -224,26 +209,97 @@ export function labelsPossible(documentXml: string, numberingXml: Document, styl
   return false;
 }
 
+/** A paragraph's numbering and style, as its w:pPr gives them. */
+interface ParagraphProperties {
+  styleId: string | null;
+  /** w:numPr, when the paragraph has one: its w:numId and w:ilvl, each null when absent. */
+  numbering: { numId: string | null; level: string | null } | null;
+}
+
+/** How far a paragraph's w:pPr is looked for its end. */
+const PROPERTIES_WINDOW = 4096;
+
+/** Opening tags of w:p (not w:pPr, w:pStyle, ...) and of mc:Choice, and closing tags of mc:Choice. */
+const PARAGRAPH_OR_CHOICE = /<(\/?)([\w.-]+:)?(p|Choice)(?=[\s>/])[^>]*?(\/?)>/g;
+const attributeValue = (tag: string) => /(?:[\w.-]+:)?val\s*=\s*"([^"]*)"/.exec(tag)?.[1] ?? null;
+
+/**
+ * The w:pPr that opens at `at` (after white space), if any: where it ends, and what it says, read
+ * without its w:pPrChange (a tracked change's former properties, with their own numbering).
+ */
+function paragraphProperties(xml: string, at: number, prefix: string): { end: number; properties: ParagraphProperties } | null {
+  const start = xml.slice(at, at + 64).search(/\S/);
+  const open = `<${prefix}pPr`;
+  if (start < 0 || !xml.startsWith(open, at + start) || !/[\s>/]/.test(xml[at + start + open.length] ?? '')) return null;
+  const tagEnd = xml.indexOf('>', at + start);
+  if (tagEnd < 0) return null;
+  if (xml[tagEnd - 1] === '/') return { end: tagEnd + 1, properties: { styleId: null, numbering: null } };
+  // Searched within a window (paragraph properties are short), so that a body of unclosed w:pPr
+  // is not scanned to its end once per paragraph.
+  const window = xml.slice(tagEnd + 1, tagEnd + 1 + PROPERTIES_WINDOW);
+  const close = `</${prefix}pPr>`;
+  let body = '';
+  let from = 0;
+  for (;;) {
+    const end = window.indexOf(close, from);
+    if (end < 0) return null;
+    const change = window.indexOf(`<${prefix}pPrChange`, from);
+    if (change < 0 || change > end) {
+      body += window.slice(from, end);
+      from = end + close.length;
+      break;
+    }
+    // The change's own w:pPr closes before the outer one: both are skipped.
+    body += window.slice(from, change);
+    const changeEnd = window.indexOf(`</${prefix}pPrChange>`, change);
+    if (changeEnd < 0) return null;
+    from = changeEnd + `</${prefix}pPrChange>`.length;
+  }
+  const style = /<(?:[\w.-]+:)?pStyle\b[^>]*>/.exec(body);
+  const numPr = /<(?:[\w.-]+:)?numPr\b[^>]*?(\/?)>([\s\S]*?)(?:<\/(?:[\w.-]+:)?numPr>|$)/.exec(body);
+  const inNumPr = (name: string) => {
+    const tag = numPr && new RegExp(`<(?:[\\w.-]+:)?${name}\\b[^>]*>`).exec(numPr[1] === '/' ? '' : numPr[2]);
+    return tag ? attributeValue(tag[0]) : null;
+  };
+  return {
+    end: tagEnd + 1 + from,
+    properties: { styleId: style ? attributeValue(style[0]) : null, numbering: numPr ? { numId: inNumPr('numId'), level: inNumPr('ilvl') } : null },
+  };
+}
+
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
 /**
  * Writes Word's computed label at the start of each numbered heading ("1.2. ") and of each list
  * item whose label repeats the levels above it ("2.3.1.", marked for finishListLabels); other
- * list items are left to mammoth's lists. Counts every numbered paragraph, in document order.
- * Returns how many paragraphs were given a label.
+ * list items are left to mammoth's lists. Counts every numbered paragraph, in document order
+ * (mc:Choice left out: it repeats its mc:Fallback, which is what mammoth reads). Works on the
+ * text of document.xml, inserting one run after each labelled paragraph's w:pPr: a DOM of a large
+ * body cost as much again as mammoth (5 MB of numbered body: +140 MB, +4 s). Returns the text,
+ * itself when nothing was labelled.
  */
-export function labelNumberedParagraphs(document: Document, numberingXml: Document, styles: ParagraphStyles): number {
+export function labelNumberedParagraphs(documentXml: string, numberingXml: Document, styles: ParagraphStyles): string {
   const { levels, levelOfStyle } = readNumbering(numberingXml, styles);
   const counters = new Map<string, Array<number | undefined>>();
-  let labelled = 0;
-  for (const paragraph of paragraphsOf(document.documentElement)) {
-    const pPr = child(paragraph, 'pPr');
-    const chain = styleChain(value(pPr, 'pStyle'), styles);
-    const own = child(pPr, 'numPr');
+  const pieces: string[] = [];
+  let copied = 0;
+  let choiceDepth = 0;
+  for (const match of documentXml.matchAll(PARAGRAPH_OR_CHOICE)) {
+    const [tag, closing, prefix = '', name, selfClosing] = match;
+    if (name === 'Choice') {
+      if (!selfClosing) choiceDepth = Math.max(0, choiceDepth + (closing ? -1 : 1));
+      continue;
+    }
+    if (closing || selfClosing || choiceDepth > 0) continue;
+    const after = match.index + tag.length;
+    const read = paragraphProperties(documentXml, after, prefix);
+    const chain = styleChain(read?.properties.styleId ?? null, styles);
+    const own = read?.properties.numbering ?? null;
     const fromStyle = chain.find((s) => s.numbering)?.numbering ?? null;
-    const numId = own ? (value(own, 'numId') ?? fromStyle?.numId ?? null) : (fromStyle?.numId ?? null);
+    const numId = own ? (own.numId ?? fromStyle?.numId ?? null) : (fromStyle?.numId ?? null);
     if (!numId || numId === '0') continue;
     const defined = levels.get(numId);
-    const ownLevel = own ? value(own, 'ilvl') : null;
-    const level = ownLevel !== null ? Number(ownLevel) : (fromStyle?.level ?? chain.map((s) => levelOfStyle.get(s.id)).find((l) => l !== undefined) ?? 0);
+    const level = own?.level != null ? Number(own.level) : (fromStyle?.level ?? chain.map((s) => levelOfStyle.get(s.id)).find((l) => l !== undefined) ?? 0);
     if (!defined?.[level]) continue;
 
     const count = counters.get(numId) ?? [];
@@ -262,24 +318,14 @@ export function labelNumberedParagraphs(document: Document, numberingXml: Docume
     });
     const heading = headingLevel(chain) !== null;
     if (label.trim() === '' || (!heading && !compound)) continue;
-    insertLeadingText(paragraph, heading ? `${label} ` : `${LABEL_OPEN}${label}${LABEL_CLOSE}`);
-    labelled++;
+    const insertAt = read?.end ?? after;
+    const shown = heading ? `${label} ` : `${LABEL_OPEN}${label}${LABEL_CLOSE}`;
+    pieces.push(documentXml.slice(copied, insertAt), `<${prefix}r><${prefix}t xml:space="preserve">${escapeXml(shown)}</${prefix}t></${prefix}r>`);
+    copied = insertAt;
   }
-  return labelled;
-}
-
-/** A run holding `text` as the paragraph's first content (after its properties), in the paragraph's namespace. */
-function insertLeadingText(paragraph: Element, text: string): void {
-  const ns = paragraph.namespaceURI;
-  const prefix = paragraph.prefix ? `${paragraph.prefix}:` : '';
-  const document = paragraph.ownerDocument;
-  const run = document.createElementNS(ns, `${prefix}r`);
-  const t = document.createElementNS(ns, `${prefix}t`);
-  t.setAttributeNS('http://www.w3.org/XML/1998/namespace', 'xml:space', 'preserve');
-  t.appendChild(document.createTextNode(text));
-  run.appendChild(t);
-  const properties = child(paragraph, 'pPr');
-  paragraph.insertBefore(run, properties ? properties.nextSibling : paragraph.firstChild);
+  if (pieces.length === 0) return documentXml;
+  pieces.push(documentXml.slice(copied));
+  return pieces.join('');
 }
 
 /**

@@ -40,17 +40,15 @@ export async function extractDocx(bytes: Buffer, opts: ExtractOptions): Promise<
   const hasMath = /<([\w.-]+:)?oMath[\s>]/.test(documentXml);
   // Numbering is read when paragraphs or their styles are numbered (styles.xml is one of the places).
   const numbering = /<([\w.-]+:)?numPr[\s>]/.test(documentXml) || [...styles.values()].some((s) => s.numbering) ? await readPart(zip, NUMBERING_PART) : null;
-  const labels = numbering !== null && labelsPossible(documentXml, numbering, styles);
-  const parsed = hasMath || labels ? parseXml(documentXml) : null;
+  if (numbering && labelsPossible(documentXml, numbering, styles)) documentXml = labelNumberedParagraphs(documentXml, numbering, styles);
+  const parsed = hasMath ? parseXml(documentXml) : null;
   if (parsed) {
-    if (hasMath) equations = extractEquations(parsed);
-    const labelled = labels ? labelNumberedParagraphs(parsed, numbering!, styles) : 0;
-    if (equations.length > 0 || labelled > 0) {
-      documentXml = new XMLSerializer().serializeToString(parsed);
-      zip.file(MAIN_PART, documentXml);
-    }
+    equations = extractEquations(parsed);
+    if (equations.length > 0) documentXml = new XMLSerializer().serializeToString(parsed);
   }
-  const mammothInput = await withLineBreaksForCr(zip, documentXml, bytes, documentXml !== originalXml);
+  const changed = documentXml !== originalXml;
+  if (changed) zip.file(MAIN_PART, documentXml);
+  const mammothInput = await withLineBreaksForCr(zip, documentXml, bytes, changed);
   opts.signal?.throwIfAborted();
 
   const { value: html } = await mammoth.convertToHtml(
