@@ -1,5 +1,5 @@
 import type JSZip from 'jszip';
-import { attribute, childElements, isOn, parseXml, storyText } from './docx-xml.js';
+import { attribute, childElements, isOn, parseXml, readXmlPart, storyText } from './docx-xml.js';
 import { readRelationships } from './relationships.js';
 
 export interface HeadersFooters {
@@ -18,7 +18,7 @@ type Story = 'header' | 'footer';
  */
 export async function readHeadersFooters(zip: JSZip, documentXml: string): Promise<HeadersFooters> {
   const targets = new Map([...(await readRelationships(zip, 'word/document.xml'))].map(([id, { target }]) => [id, target]));
-  const settings = await readPart(zip, 'word/settings.xml');
+  const settings = await readXmlPart(zip, 'word/settings.xml');
   const evenAndOdd = settings ? isOn(childElements(settings).find((e) => e.localName === 'evenAndOddHeaders')) : false;
 
   const seen = new Set<string>();
@@ -32,7 +32,7 @@ export async function readHeadersFooters(zip: JSZip, documentXml: string): Promi
         const target = id === undefined ? undefined : targets.get(id);
         if (!target || seen.has(target)) continue;
         seen.add(target);
-        const part = await readPart(zip, target);
+        const part = await readXmlPart(zip, target);
         const text = part ? storyText(part) : '';
         if (text !== '') (story === 'header' ? result.headers : result.footers).push(text);
       }
@@ -48,12 +48,6 @@ function referencesOf(section: Element, story: Story): Map<string, string> {
     if (id) references.set(attribute(reference, 'type') ?? 'default', id);
   }
   return references;
-}
-
-async function readPart(zip: JSZip, name: string): Promise<Element | null> {
-  const file = zip.file(name);
-  if (!file) return null;
-  return parseXml(await file.async('string'))?.documentElement ?? null;
 }
 
 /**

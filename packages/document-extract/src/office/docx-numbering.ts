@@ -1,4 +1,5 @@
 import { HTMLElement, TextNode } from 'node-html-parser';
+import { escapeHtml } from '../markup/xml-stream.js';
 import { attribute, childElements } from './docx-xml.js';
 
 /**
@@ -58,10 +59,10 @@ function readLevel(lvl: Element): Level {
 }
 
 /** The paragraph and numbering styles of word/styles.xml, by style id. */
-export function readStyles(styles: Document | null): ParagraphStyles {
+export function readStyles(styles: Element | null): ParagraphStyles {
   const out = new Map<string, Style>();
   if (!styles) return out;
-  for (const style of childElements(styles.documentElement)) {
+  for (const style of childElements(styles)) {
     // Numbering styles too: a numbering definition may only link to one (w:numStyleLink).
     const type = attribute(style, 'type');
     if (style.localName !== 'style' || (type !== 'paragraph' && type !== 'numbering')) continue;
@@ -79,12 +80,12 @@ export function readStyles(styles: Document | null): ParagraphStyles {
   return out;
 }
 
-function readNumbering(numbering: Document, styles: ParagraphStyles): Numbering {
+function readNumbering(numbering: Element, styles: ParagraphStyles): Numbering {
   const levels = new Map<string, Level[]>();
   const levelOfStyle = new Map<string, number>();
   const abstracts = new Map<string, Element>();
   const instances: Element[] = [];
-  for (const e of childElements(numbering.documentElement)) {
+  for (const e of childElements(numbering)) {
     if (e.localName === 'abstractNum') abstracts.set(attribute(e, 'abstractNumId') ?? '', e);
     else if (e.localName === 'num') instances.push(e);
   }
@@ -172,7 +173,6 @@ function headingLevel(chain: Style[]): number | null {
   return null;
 }
 
-
 /**
  * Rules for mammoth's style map: paragraph styles based on a heading style without being one
  * (a "heading 2 unnumbered"), which mammoth would otherwise write as plain paragraphs or list items.
@@ -184,29 +184,6 @@ export function headingStyleRules(styles: ParagraphStyles): string[] {
     if (style.paragraph && level !== null && level <= 6 && !HEADING_NAME.test(style.name) && !/['\\]/.test(style.name)) rules.push(`p[style-name='${style.name}'] => h${level}:fresh`);
   }
   return rules;
-}
-
-/**
- * A paragraph's style, then its numbering, in one w:pPr (the schema's order). The gap is bounded
- * (w:numPr comes sixth in a w:pPr, after short elements), so that a body of unclosed w:pPr is not scanned to its end
- * once per style.
- */
-const STYLE_THEN_NUMBERING = /<(?:[\w.-]+:)?pStyle\s+(?:[\w.-]+:)?val="([^"]+)"\s*\/>(?:(?!<\/(?:[\w.-]+:)?pPr>)[\s\S]){0,500}?<(?:[\w.-]+:)?numPr[\s>]/g;
-
-/**
- * Whether any paragraph can be given a label, judged without parsing the body: some level's
- * label repeats the levels above it, or a heading style is numbered, or a heading paragraph is.
- * Most documents with lists have neither, and parsing and writing back the body costs them ~20 %.
- */
-export function labelsPossible(documentXml: string, numberingXml: Document, styles: ParagraphStyles): boolean {
-  const { levels } = readNumbering(numberingXml, styles);
-  for (const defined of levels.values()) {
-    if (defined.some((l, i) => l && [...l.text.matchAll(/%([1-9])/g)].some((m) => Number(m[1]) - 1 !== i))) return true;
-  }
-  const headings = new Set([...styles.keys()].filter((id) => headingLevel(styleChain(id, styles)) !== null));
-  if ([...headings].some((id) => styleChain(id, styles).some((s) => s.numbering))) return true;
-  for (const match of documentXml.matchAll(STYLE_THEN_NUMBERING)) if (headings.has(match[1])) return true;
-  return false;
 }
 
 /** A paragraph's numbering and style, as its w:pPr gives them. */
@@ -267,18 +244,16 @@ function paragraphProperties(xml: string, at: number, prefix: string): { end: nu
   };
 }
 
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
 /**
  * Writes Word's computed label at the start of each numbered heading ("1.2. ") and of each list
  * item whose label repeats the levels above it ("2.3.1.", marked for finishListLabels); other
  * list items are left to mammoth's lists. Counts every numbered paragraph, in document order
  * (mc:Choice left out: it repeats its mc:Fallback, which is what mammoth reads). Works on the
  * text of document.xml, inserting one run after each labelled paragraph's w:pPr: a DOM of a large
- * body cost as much again as mammoth (5 MB of numbered body: +140 MB, +4 s). Returns the text,
- * itself when nothing was labelled.
+ * body cost as much again as mammoth (5 MB of numbered body: +140 MB, +4 s); this is one pass
+ * of regular expressions over the text. Returns the text, itself when nothing was labelled.
  */
-export function labelNumberedParagraphs(documentXml: string, numberingXml: Document, styles: ParagraphStyles): string {
+export function labelNumberedParagraphs(documentXml: string, numberingXml: Element, styles: ParagraphStyles): string {
   const { levels, levelOfStyle } = readNumbering(numberingXml, styles);
   const counters = new Map<string, Array<number | undefined>>();
   const pieces: string[] = [];
@@ -320,7 +295,7 @@ export function labelNumberedParagraphs(documentXml: string, numberingXml: Docum
     if (label.trim() === '' || (!heading && !compound)) continue;
     const insertAt = read?.end ?? after;
     const shown = heading ? `${label} ` : `${LABEL_OPEN}${label}${LABEL_CLOSE}`;
-    pieces.push(documentXml.slice(copied, insertAt), `<${prefix}r><${prefix}t xml:space="preserve">${escapeXml(shown)}</${prefix}t></${prefix}r>`);
+    pieces.push(documentXml.slice(copied, insertAt), `<${prefix}r><${prefix}t xml:space="preserve">${escapeHtml(shown)}</${prefix}t></${prefix}r>`);
     copied = insertAt;
   }
   if (pieces.length === 0) return documentXml;

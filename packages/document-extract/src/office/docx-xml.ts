@@ -1,4 +1,5 @@
 import { DOMParser } from '@xmldom/xmldom';
+import type JSZip from 'jszip';
 
 /**
  * WordprocessingML helpers for the parts mammoth does not read (headers, footers, settings).
@@ -10,6 +11,13 @@ export function parseXml(xml: string): Document | null {
     errorHandler: { warning: () => undefined, error: () => undefined, fatalError: () => (fatal = true) },
   }).parseFromString(xml, 'text/xml');
   return fatal || !document?.documentElement ? null : document;
+}
+
+/** The root element of a part of the package, parsed; null when it is missing or not well-formed XML. */
+export async function readXmlPart(zip: JSZip, name: string): Promise<Element | null> {
+  const file = zip.file(name);
+  if (!file) return null;
+  return parseXml(await file.async('string'))?.documentElement ?? null;
 }
 
 export function childElements(node: Node): Element[] {

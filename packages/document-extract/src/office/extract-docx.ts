@@ -7,8 +7,8 @@ import type { ExtractedDocument, ExtractOptions } from '../types.js';
 import { readHeadersFooters } from './docx-headers-footers.js';
 import { finishMarkdownNotes, prepareMammothHtml, splitPages } from './docx-html.js';
 import { type Equation, extractEquations, restoreEquations } from './docx-math.js';
-import { finishListLabels, headingStyleRules, labelNumberedParagraphs, labelsPossible, readStyles } from './docx-numbering.js';
-import { parseXml } from './docx-xml.js';
+import { finishListLabels, headingStyleRules, labelNumberedParagraphs, readStyles } from './docx-numbering.js';
+import { parseXml, readXmlPart } from './docx-xml.js';
 import { fragmentToMarkdown } from './html-to-markdown.js';
 import { htmlToText } from './html-to-text.js';
 import { openZipPackage } from './zip-package.js';
@@ -35,12 +35,12 @@ export async function extractDocx(bytes: Buffer, opts: ExtractOptions): Promise<
   if (!main) throw new DocumentError('400-001', 'Invalid file type', ['the ZIP package has no word/document.xml']);
   const originalXml = await main.async('string');
   let documentXml = originalXml;
-  const styles = readStyles(await readPart(zip, STYLES_PART));
+  const styles = readStyles(await readXmlPart(zip, STYLES_PART));
   let equations: Equation[] = [];
   const hasMath = /<([\w.-]+:)?oMath[\s>]/.test(documentXml);
   // Numbering is read when paragraphs or their styles are numbered (styles.xml is one of the places).
-  const numbering = /<([\w.-]+:)?numPr[\s>]/.test(documentXml) || [...styles.values()].some((s) => s.numbering) ? await readPart(zip, NUMBERING_PART) : null;
-  if (numbering && labelsPossible(documentXml, numbering, styles)) documentXml = labelNumberedParagraphs(documentXml, numbering, styles);
+  const numbering = /<([\w.-]+:)?numPr[\s>]/.test(documentXml) || [...styles.values()].some((s) => s.numbering) ? await readXmlPart(zip, NUMBERING_PART) : null;
+  if (numbering) documentXml = labelNumberedParagraphs(documentXml, numbering, styles);
   const parsed = hasMath ? parseXml(documentXml) : null;
   if (parsed) {
     equations = extractEquations(parsed);
@@ -100,10 +100,4 @@ async function withLineBreaksForCr(zip: JSZip, documentXml: string, original: Bu
     changed = true;
   }
   return changed ? zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' }) : original;
-}
-
-/** A part of the package, parsed; null when it is missing or not well-formed XML. */
-async function readPart(zip: JSZip, name: string): Promise<Document | null> {
-  const text = await zip.file(name)?.async('string');
-  return text ? parseXml(text) : null;
 }
