@@ -1,7 +1,7 @@
 /**
  * Document extraction speed, side by side in one run, over the corpus's real files:
  *   text PDFs   extractPdf pages/s  vs  poppler's pdftotext (default mode) on the same files
- *   OCR         on the same prepared images (PBM or PNG), like with like (same model): latency with one worker
+ *   OCR         on the same prepared images (PBM or PGM), like with like (same model): latency with one worker
  *               against native tesseract (LSTM, PSM 3, OMP_THREAD_LIMIT=1) one page at a time, and throughput of
  *               our pool of N workers against N native processes at once (N = cores); plus
  *               extractImage end to end
@@ -78,10 +78,9 @@ const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
 // (PARSER_OCR_WORKERS = cores), and files go to the service's own parse threads
 // (createParsePool, PARSER_CONCURRENCY = cores), that many at once, as BullMQ would hand them.
 async function rssChild(): Promise<void> {
-  const { createParsePool, ocrShare } = await import('@gleaner/parser-worker');
-  const { createLazyOcrEngine } = await import('@gleaner/document-extract/ocr');
+  const { createParsePool, createSharedOcrEngine, ocrShare } = await import('@gleaner/parser-worker');
   const concurrency = os.availableParallelism();
-  const ocr = createLazyOcrEngine({ workers: concurrency, recycleAfterJobs: 100 });
+  const ocr = createSharedOcrEngine(concurrency);
   const pool = createParsePool(concurrency, ocr);
   peakSinceLastMb();
   const inFlight = new Set<string>();
@@ -160,8 +159,8 @@ const ocrImages = ['phototest.tif', 'testocr.jpg', '8071_093.3B.tif', 'meditatio
 const prepared = await Promise.all(ocrImages.map((f) => prepareForOcr(read(f))));
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'gleaner-bench-'));
 const pagePaths = prepared.map((image, i) => {
-  // Two-tone pages are prepared as PBM (one bit a pixel), photos as PNG.
-  const file = path.join(tmp, `page-${i}.${image.subarray(0, 2).toString('latin1') === 'P4' ? 'pbm' : 'png'}`);
+  // Two-tone pages are prepared as PBM (one bit a pixel), photos as PGM (grey).
+  const file = path.join(tmp, `page-${i}.${image.subarray(0, 2).toString('latin1') === 'P4' ? 'pbm' : 'pgm'}`);
   writeFileSync(file, image);
   return file;
 });

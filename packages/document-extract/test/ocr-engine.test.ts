@@ -152,6 +152,16 @@ function readPbm(pbm: Buffer): { width: number; height: number; rows: string[] }
   return { width, height, rows };
 }
 
+/** The size and grey bytes of a binary PGM (P5, 8 bits a pixel). */
+function readPgm(pgm: Buffer): { width: number; height: number; grey: Buffer } {
+  const header = /^P5\n(\d+) (\d+)\n255\n/.exec(pgm.subarray(0, 32).toString('latin1'));
+  if (!header) throw new Error('not a binary PGM');
+  const [width, height] = [Number(header[1]), Number(header[2])];
+  const grey = pgm.subarray(header[0].length);
+  expect(grey.length).toBe(width * height);
+  return { width, height, grey };
+}
+
 describe('prepareForOcr', () => {
   it('gives a two-tone page as one bit a pixel (PBM), enlarged towards 300 DPI, with a white border', async () => {
     const { width, height, rows } = readPbm(await prepareForOcr(page));
@@ -190,18 +200,25 @@ describe('prepareForOcr', () => {
     expect(rows).toEqual([...Array(12).fill('0'.repeat(224)), ...Array(100).fill(inked), ...Array(12).fill('0'.repeat(224))]);
   });
 
-  it('keeps a faded image grey (a PNG): its greys are all mid-tones', async () => {
-    const meta = await sharp(await prepareForOcr(await halves(90, 170))).metadata();
-    expect(meta.format).toBe('png');
-    expect(meta.channels).toBe(1);
+  it('keeps a faded image grey (a PGM): its greys are all mid-tones', async () => {
+    const { width, height, grey } = readPgm(await prepareForOcr(await halves(90, 170)));
+    // Enlarged 4x inside the 12-pixel border.
+    expect([width, height]).toEqual([824, 424]);
+    // The white border, then the two halves, still apart and grey (not thresholded to 0 and 255).
+    expect(grey[0]).toBe(255);
+    const middleRow = grey.subarray(Math.floor(height / 2) * width, Math.floor(height / 2 + 1) * width);
+    const [left, right] = [middleRow[200], middleRow[600]];
+    expect(left).toBeLessThan(right);
+    expect(right).toBeGreaterThan(0);
+    expect(right).toBeLessThan(255);
   });
 
-  it('keeps a photo (mostly mid-tones) grey: a one-channel PNG', async () => {
+  it('keeps a photo (mostly mid-tones) grey: a PGM', async () => {
     const photo = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 30 } } }).jpeg().toBuffer();
-    const meta = await sharp(await prepareForOcr(photo)).metadata();
-    expect(meta.format).toBe('png');
-    expect(meta.channels).toBe(1);
-    expect(meta.width).toBeGreaterThan(1500);
+    const { width, grey } = readPgm(await prepareForOcr(photo));
+    expect(width).toBeGreaterThan(1500);
+    // Greys, not two tones.
+    expect(new Set(grey).size).toBeGreaterThan(100);
   });
 });
 

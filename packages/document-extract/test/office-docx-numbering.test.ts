@@ -95,8 +95,8 @@ describe('Word numbering', () => {
       '   - 1.i. Beta',
       '     - Dot',
       'Between the lists.',
-      // Word shows 5. here (the instance starts at 5): a one-level list's numbers are markdown's.
-      '1. Gamma',
+      // The instance starts at 5: the markdown list does too.
+      '5. Gamma',
       '   - 5.i. Delta',
       'Between the lists.',
       '- 1.i. Linked',
@@ -105,6 +105,14 @@ describe('Word numbering', () => {
     expect(plain.pages[0]).toContain('2.1 Parts');
     expect(plain.pages[0]).toContain('5.i. Delta');
     expect(plain.pages[0]).not.toMatch(/[\uE002\uE003]/);
+  });
+
+  it("keeps Word's numbers in a one-level list that goes on after a paragraph", async () => {
+    const body = [para('First', { numbering: numbered(3, 0) }), para('Second', { numbering: numbered(3, 0) }), para('A note between the items.'), para('Third', { numbering: numbered(3, 0) })].join('');
+    const { pages } = await extractDocx(await numberedDocx(STYLES, NUMBERING, body), { output: 'markdown' });
+    expect(pages[0].split('\n').filter((l) => l.trim() !== '')).toEqual(['1. First', '2. Second', 'A note between the items.', '3. Third']);
+    const plain = await extractDocx(await numberedDocx(STYLES, NUMBERING, body), { output: 'plain' });
+    expect(plain.pages[0]).not.toMatch(/[\uE004\uE005]/);
   });
 
   it('formats counters as Word does', () => {

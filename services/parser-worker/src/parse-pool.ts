@@ -1,6 +1,8 @@
 import v8 from 'node:v8';
 import { ThreadPool } from '@gleaner/platform';
 import type { OcrEngine } from '@gleaner/document-extract';
+// The OCR entry alone: the main thread needs no PDF, Office or image readers.
+import { createLazyOcrEngine, type OcrWorkerEvent } from '@gleaner/document-extract/ocr';
 
 /** What a parse thread asks the main thread for: one page image read by OCR. */
 export interface OcrRequest {
@@ -25,6 +27,20 @@ const PARSE_THREAD_YOUNG_GENERATION_MB = 6;
  * each), while a lone 23-page scan took 2-4 % longer with it (44-46 s against 46-47 s).
  */
 export const ocrShare = (ocrWorkers: number, parseThreads: number): number => Math.max(1, Math.floor(ocrWorkers / parseThreads));
+
+/** OCR pages a tesseract worker reads before it is replaced (tesseract.js advises recycling; ~0.5 s each time). */
+const OCR_RECYCLE_PAGES = 100;
+const OCR_IDLE_MS = 60_000;
+
+/**
+ * The process's one OCR pool, started when a page first needs it (the service and the memory
+ * benchmark build it here, alike): a worker's heap grows to the largest page it reads and never
+ * shrinks, so workers are replaced every OCR_RECYCLE_PAGES pages and stopped after OCR_IDLE_MS
+ * without work (memory back between bursts).
+ */
+export function createSharedOcrEngine(workers: number, onWorkerEvent?: (event: OcrWorkerEvent) => void): OcrEngine {
+  return createLazyOcrEngine({ workers, recycleAfterJobs: OCR_RECYCLE_PAGES, idleTimeoutMs: OCR_IDLE_MS, onWorkerEvent });
+}
 
 /**
  * WebAssembly is compiled in this process by each tesseract.js worker as it starts and by each HEIC

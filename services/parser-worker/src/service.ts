@@ -1,21 +1,15 @@
-// The OCR entry alone: the main thread needs no PDF, Office or image readers.
-import { createLazyOcrEngine } from '@gleaner/document-extract/ocr';
 import { createDocumentStore, prepareDocumentStore } from '@gleaner/object-store';
 import { createLogger, createRedis, deploymentRedis, type Logger } from '@gleaner/platform';
 import { parseQueue, QueueProducer, webhookQueue } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
 import { accountCapFrom, recordFailedForGood, serveWorkerService, WorkerRegistry, type RecordedJobContext, type RunningService, jobLockHolder } from '@gleaner/worker-runtime';
 import type { ParserWorkerConfig } from './config.js';
-import { createParsePool, ocrShare } from './parse-pool.js';
+import { createParsePool, createSharedOcrEngine, ocrShare } from './parse-pool.js';
 import { createParseProcessor } from './processors/parse.js';
 import { startUploadSweep } from './upload-sweep.js';
 
 /** Re-exported: callers of start…() name the handle they get back. */
 export type { RunningService } from '@gleaner/worker-runtime';
-
-/** OCR pages a tesseract worker reads before it is replaced (tesseract.js advises recycling; ~0.5 s each time). */
-const OCR_RECYCLE_PAGES = 100;
-const OCR_IDLE_MS = 60_000;
 
 export async function startParserWorker(config: ParserWorkerConfig, logger: Logger = createLogger('parser-worker', config.LOG_LEVEL)): Promise<RunningService> {
   const connection = deploymentRedis(config);
@@ -33,15 +27,7 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
     unexpectedError: (err) => ({ code: '500-001', message: 'Processing error', details: [err.message] }),
     holdsJob: jobLockHolder(redis),
   };
-  // One OCR pool for the process, started when a page first needs it: a worker's heap grows to the
-  // largest page it reads and never shrinks, so workers are replaced every OCR_RECYCLE_PAGES pages
-  // and stopped after OCR_IDLE_MS without work (memory back between bursts).
-  const ocr = createLazyOcrEngine({
-    workers: config.PARSER_OCR_WORKERS,
-    recycleAfterJobs: OCR_RECYCLE_PAGES,
-    idleTimeoutMs: OCR_IDLE_MS,
-    onWorkerEvent: (event) => logger.debug(`OCR worker ${event.type}`, event),
-  });
+  const ocr = createSharedOcrEngine(config.PARSER_OCR_WORKERS, (event) => logger.debug(`OCR worker ${event.type}`, event));
   // One thread per concurrent job, so a slow OCR document never blocks a text PDF behind it.
   const parsePool = createParsePool(config.PARSER_CONCURRENCY, ocr);
   // Jobs are taken only once the parse threads have loaded (pdf.js, mammoth: seconds when fresh).

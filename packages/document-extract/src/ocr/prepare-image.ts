@@ -110,9 +110,9 @@ function toPbm(raster: GrayRaster, threshold: number): Buffer {
  * tesseract would threshold it itself for its layout analysis, and sent as a PBM of one bit a
  * pixel: tesseract's WebAssembly heap, which never shrinks, then does not hold the grey page
  * beside its binary copy (24 MB after an A4 page instead of 43 MB), and the corpus's scans and
- * rendered pages read the same (word F1 within 0.002). Photos stay grey (PNG): tesseract's
+ * rendered pages read the same (word F1 within 0.002). Photos stay grey: tesseract's
  * recogniser reads their greys better than any one threshold (the corpus's receipt photo: word
- * F1 0.667 against 0.650).
+ * F1 0.667 against 0.650), as PGM (toPgm).
  */
 export async function renderForOcr(raster: GrayRaster, rotateDegrees: number, scale: number): Promise<Buffer> {
   const hist = greyHistogram(raster.data);
@@ -137,16 +137,27 @@ export async function renderForOcr(raster: GrayRaster, rotateDegrees: number, sc
     const page = await toGrayRaster(pipeline);
     return toPbm(page, otsuThreshold(greyHistogram(page.data), page.data.length));
   }
-  return pipeline
-    .extend({ top: BORDER, bottom: BORDER, left: BORDER, right: BORDER, background: '#ffffff' })
-    .toColourspace('b-w')
-    .png({ compressionLevel: 1 })
-    .toBuffer();
+  return toPgm(await toGrayRaster(pipeline.extend({ top: BORDER, bottom: BORDER, left: BORDER, right: BORDER, background: '#ffffff' })));
+}
+
+/**
+ * A binary PGM (P5) of the raster: its grey bytes behind a short header. Tesseract reads it
+ * without decoding, where a PNG is inflated inside its WebAssembly heap, which never shrinks: a grey
+ * A4 page at 300 DPI took the process 114-125 MB above an idle worker as PNG against 77-84 MB as
+ * PGM, and was read 20-25 % faster (same text).
+ */
+function toPgm(raster: GrayRaster): Buffer {
+  const header = Buffer.from(`P5\n${raster.width} ${raster.height}\n255\n`, 'latin1');
+  // Not from Buffer's shared pool (nor sharp's memory): the file must own its memory to move to the OCR worker.
+  const pgm = Buffer.alloc(header.length + raster.data.length);
+  header.copy(pgm);
+  pgm.set(raster.data, header.length);
+  return pgm;
 }
 
 /**
  * Preprocessing for OCR on its own: EXIF orientation, grey, faded contrast stretched, small
- * images enlarged towards ~300 DPI, white border, two-tone pages thresholded (PBM; else PNG).
+ * images enlarged towards ~300 DPI, white border, two-tone pages thresholded (PBM; else PGM).
  * `recognizeUpright` adds skew and orientation.
  */
 export async function prepareForOcr(input: Buffer): Promise<Buffer> {

@@ -14,6 +14,10 @@ import { attribute, childElements } from './docx-xml.js';
 const LABEL_OPEN = '\uE002';
 const LABEL_CLOSE = '\uE003';
 const MARKED_LABEL = new RegExp(`${LABEL_OPEN}([^${LABEL_CLOSE}]*)${LABEL_CLOSE}`, 'g');
+/** Marks a one-level item's number, which finishListLabels gives its list item as `value`. */
+const NUMBER_OPEN = '\uE004';
+const NUMBER_CLOSE = '\uE005';
+const MARKED_NUMBER = new RegExp(`${NUMBER_OPEN}(\\d*)${NUMBER_CLOSE}`, 'g');
 
 interface Level {
   start: number;
@@ -246,10 +250,10 @@ function paragraphProperties(xml: string, at: number, prefix: string): { end: nu
 
 /**
  * Writes Word's computed label at the start of each numbered heading ("1.2. ") and of each list
- * item whose label repeats the levels above it ("2.3.1.", marked for finishListLabels); other
- * list items are left to mammoth's lists. Counts every numbered paragraph, in document order
+ * item whose label repeats the levels above it ("2.3.1."), and marks each other numbered item's
+ * number (both for finishListLabels). Counts every numbered paragraph, in document order
  * (mc:Choice left out: it repeats its mc:Fallback, which is what mammoth reads). Works on the
- * text of document.xml, inserting one run after each labelled paragraph's w:pPr: a DOM of a large
+ * text of document.xml, inserting one run after each numbered paragraph's w:pPr: a DOM of a large
  * body cost as much again as mammoth (5 MB of numbered body: +140 MB, +4 s); this is one pass
  * of regular expressions over the text. Returns the text, itself when nothing was labelled.
  */
@@ -292,9 +296,11 @@ export function labelNumberedParagraphs(documentXml: string, numberingXml: Eleme
       return formatNumber(count[at]!, legal ? 'decimal' : defined[at].format);
     });
     const heading = headingLevel(chain) !== null;
-    if (label.trim() === '' || (!heading && !compound)) continue;
+    if (label.trim() === '') continue;
     const insertAt = read?.end ?? after;
-    const shown = heading ? `${label} ` : `${LABEL_OPEN}${label}${LABEL_CLOSE}`;
+    // A one-level item keeps the list's own markdown numbering, told the item's number: a list
+    // that starts at 5, or goes on after a paragraph between its items, keeps Word's numbers.
+    const shown = heading ? `${label} ` : compound ? `${LABEL_OPEN}${label}${LABEL_CLOSE}` : `${NUMBER_OPEN}${count[level]}${NUMBER_CLOSE}`;
     pieces.push(documentXml.slice(copied, insertAt), `<${prefix}r><${prefix}t xml:space="preserve">${escapeHtml(shown)}</${prefix}t></${prefix}r>`);
     copied = insertAt;
   }
@@ -305,8 +311,9 @@ export function labelNumberedParagraphs(documentXml: string, numberingXml: Eleme
 
 /**
  * In mammoth's HTML: a list whose items carry computed labels becomes a bulleted list of
- * "2.3.1. text" items (as Docling writes them), since the labels already number them; and a
- * list that only wraps a deeper one is unwrapped.
+ * "2.3.1. text" items (as Docling writes them), since the labels already number them; an item of
+ * a one-level ordered list gets Word's number as its `value`; and a list that only wraps a deeper
+ * one is unwrapped.
  */
 export function finishListLabels(root: HTMLElement): void {
   // A list resumed deeper than where it left off (after a paragraph between its items) comes from
@@ -319,16 +326,17 @@ export function finishListLabels(root: HTMLElement): void {
   }
   for (const item of root.querySelectorAll('li')) {
     const first = item.firstChild;
-    if (!(first instanceof TextNode) || !first.rawText.startsWith(LABEL_OPEN)) continue;
-    if (item.parentNode?.rawTagName === 'ol') item.parentNode.tagName = 'ul';
+    if (!(first instanceof TextNode) || item.parentNode?.rawTagName !== 'ol') continue;
+    if (first.rawText.startsWith(LABEL_OPEN)) item.parentNode.tagName = 'ul';
+    else if (first.rawText.startsWith(NUMBER_OPEN)) item.setAttribute('value', first.rawText.slice(1, first.rawText.indexOf(NUMBER_CLOSE)));
   }
-  for (const text of labelTexts(root)) text.rawText = text.rawText.replace(MARKED_LABEL, '$1 ');
+  for (const text of labelTexts(root)) text.rawText = text.rawText.replace(MARKED_LABEL, '$1 ').replace(MARKED_NUMBER, '');
 }
 
 function labelTexts(node: HTMLElement, out: TextNode[] = []): TextNode[] {
   for (const c of node.childNodes) {
     if (c instanceof TextNode) {
-      if (c.rawText.includes(LABEL_OPEN)) out.push(c);
+      if (c.rawText.includes(LABEL_OPEN) || c.rawText.includes(NUMBER_OPEN)) out.push(c);
     } else if (c instanceof HTMLElement) labelTexts(c, out);
   }
   return out;
