@@ -54,6 +54,23 @@ afterAll(async () => {
   await deleteKeysWithPrefix(prefix);
 });
 
+/**
+ * A page's text and markdown as a client gets them: from the answer, or, when the page took longer
+ * than the 20 s window (a loaded host), from the status endpoint, waited on with `Prefer: wait`.
+ * Anything else is the failure's description.
+ */
+async function scrape(path: string): Promise<{ text: string; markdown: string } | string> {
+  const res = await request(gateway.url).post('/web-scrapper/').set('x-api-key', account.apiKey).send({ url: `${site.url}${path}`, output_type: 'markdown' });
+  if (res.status === 200) return { text: res.body.text_content, markdown: res.body.markdown_content };
+  if (res.status !== 202) return `${path}: HTTP ${res.status} ${JSON.stringify(res.body)}`;
+  for (let reads = 0; reads < 10; reads++) {
+    const status = await request(gateway.url).get(`/web-scrapper/${res.body.request_id}`).set('x-api-key', account.apiKey).set('prefer', 'wait=20');
+    if (status.body.status === 'completed') return { text: status.body.content.text, markdown: status.body.content.markdown };
+    if (status.status !== 200 || !['received', 'processing'].includes(status.body.status)) return `${path}: status HTTP ${status.status} ${JSON.stringify(status.body)}`;
+  }
+  return `${path}: still processing after 200 s`;
+}
+
 it('scrapes the annotated corpus and corpus/web through the API at the recorded quality', async () => {
   const predictions: Record<string, string> = {};
   const webTexts: Record<string, string> = {};
@@ -70,14 +87,14 @@ it('scrapes the annotated corpus and corpus/web through the API at the recorded 
   await Promise.all(
     Array.from({ length: 4 }, async () => {
       for (let p = queue.shift(); p; p = queue.shift()) {
-        const res = await request(gateway.url).post('/web-scrapper/').set('x-api-key', account.apiKey).send({ url: `${site.url}${p.path}`, output_type: 'markdown' });
-        if (res.status !== 200) {
-          failures.push(`${p.path}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+        const scraped = await scrape(p.path);
+        if (typeof scraped === 'string') {
+          failures.push(scraped);
           continue;
         }
-        p.into[p.key] = res.body.text_content;
+        p.into[p.key] = scraped.text;
         // Markdown (and the LLM's input, which is the markdown) comes from the same selection.
-        if (res.body.text_content.trim()) expect(res.body.markdown_content.trim().length).toBeGreaterThan(0);
+        if (scraped.text.trim()) expect(scraped.markdown.trim().length).toBeGreaterThan(0);
       }
     }),
   );
