@@ -5,10 +5,10 @@
  *               against native tesseract (LSTM, PSM 3, OMP_THREAD_LIMIT=1) one page at a time, and throughput of
  *               our pool of N workers against N native processes at once (N = cores); plus
  *               extractImage end to end
- *   memory      peak RSS of a fresh process set up as parser-worker is by default (PARSER_CONCURRENCY
- *               and PARSER_OCR_WORKERS = cores), parsing the whole corpus (every type, OCR included)
- *               and the structure corpus (../shared/corpus/docs-structure: tables, headings) in
- *               markdown with that many jobs at once
+ *   memory      peak RSS of a real parser-worker process with its defaults (PARSER_CONCURRENCY and
+ *               PARSER_OCR_WORKERS = cores), as the image starts it, parsing through the API the
+ *               whole corpus (every type, OCR included) and the structure corpus
+ *               (../shared/corpus/docs-structure: tables, headings) in markdown, all submitted at once
  * Each target is printed with PASS or FAIL. A reference tool that is not installed is skipped,
  * and the run says so (apt-get install poppler-utils tesseract-ocr tesseract-ocr-eng).
  * Run: node --import tsx bench/documents.ts
@@ -21,13 +21,11 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { createOcrEngine } from '@gleaner/document-extract';
 import { englishDataPath } from '../packages/document-extract/src/ocr/language-data.js';
-import type { ParseTask, ParseTaskResult } from '../services/parser-worker/src/parse-thread.js';
+import { reportParserMemoryRuns } from './parser-memory.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const corpus = path.resolve(repoRoot, '../shared/corpus/docs');
 const manifest = JSON.parse(readFileSync(path.join(corpus, 'MANIFEST.json'), 'utf8')) as { files: Array<{ path: string; type: string; pages?: number; expected?: string }> };
-const structureCorpus = path.resolve(repoRoot, '../shared/corpus/docs-structure');
-const structureFiles = (JSON.parse(readFileSync(path.join(structureCorpus, 'MANIFEST.json'), 'utf8')) as { files: Array<{ path: string }> }).files.map((f) => path.join(structureCorpus, f.path));
 const read = (relative: string) => readFileSync(path.join(corpus, relative));
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const pad = (value: string | number, width: number) => String(value).padStart(width);
@@ -42,83 +40,7 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   return [result, (performance.now() - started) / 1000];
 }
 
-/** Peak RSS of this process, in MB (maxRSS is in KiB). */
-const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
-
-/**
- * Peak RSS since the last call, in MB, from Linux's VmHWM, which writing 5 to clear_refs resets;
- * null elsewhere. Resetting it resets maxRSS too, so with it the peak is the largest of these.
- */
-function peakSinceLastMb(): number | null {
-  try {
-    const peak = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024;
-    writeFileSync('/proc/self/clear_refs', '5');
-    return peak;
-  } catch {
-    return null;
-  }
-}
-
-/** PARSER_JOB_BUDGET_MS's default: no corpus file comes near it. */
-const PARSE_BUDGET_MS = 10 * 60_000;
-
-/** Resident set size of this process now, in MB (Linux); null elsewhere. */
-function rssNowMb(): number | null {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024;
-  } catch {
-    return null;
-  }
-}
-
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
-
-// --- memory: runs in a child process so that the figure is the parser worker's alone ---------
-// The child is what parser-worker runs with its defaults: its main thread owns the OCR pool
-// (PARSER_OCR_WORKERS = cores), and files go to the service's own parse threads
-// (createParsePool, PARSER_CONCURRENCY = cores), that many at once, as BullMQ would hand them.
-async function rssChild(): Promise<void> {
-  const { createParsePool, createSharedOcrEngine, ocrShare } = await import('@gleaner/parser-worker');
-  const concurrency = os.availableParallelism();
-  const ocr = createSharedOcrEngine(concurrency);
-  const pool = createParsePool(concurrency, ocr);
-  peakSinceLastMb();
-  const inFlight = new Set<string>();
-  let sampled = { mb: 0, files: [] as string[] };
-  // Sampled to say which files were being parsed when memory was highest.
-  const sampler = setInterval(() => {
-    const mb = rssNowMb();
-    if (mb !== null && mb > sampled.mb) sampled = { mb, files: [...inFlight] };
-  }, 100);
-  const unexpected: string[] = [];
-  // The structure corpus's files are parsed as they come (types this build does not read are refused at once).
-  const queue: Array<{ path: string; type: string; expected?: string; structure?: boolean }> = [...manifest.files, ...structureFiles.map((file) => ({ path: file, type: path.extname(file).slice(1), structure: true }))];
-  const lane = async () => {
-    for (let file = queue.shift(); file; file = queue.shift()) {
-      const bytes = file.structure ? readFileSync(file.path) : read(file.path);
-      const task: ParseTask = { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), declaredType: file.type, output: 'markdown', ocrParallelism: ocrShare(ocr.parallelism, concurrency) };
-      inFlight.add(file.path);
-      // Files that must be refused (encrypted ones) are parsed too: refusing is part of the work.
-      const failed = await pool.run<ParseTask, ParseTaskResult>(task, PARSE_BUDGET_MS).then(
-        () => false,
-        () => true,
-      );
-      inFlight.delete(file.path);
-      if (!file.structure && failed !== Boolean(file.expected)) unexpected.push(file.path);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, lane));
-  clearInterval(sampler);
-  const peak = Math.max(peakSinceLastMb() ?? 0, peakRssMb());
-  await pool.close();
-  await ocr.close();
-  process.stdout.write(JSON.stringify({ files: manifest.files.length + structureFiles.length, concurrency, peakRssMb: peak, sampled, unexpected }));
-}
-
-if (process.argv.includes('--rss-child')) {
-  await rssChild();
-  process.exit(0);
-}
 
 const cores = os.availableParallelism();
 console.log(`Document extraction benchmark (${cores} cores, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})\n`);
@@ -238,19 +160,5 @@ console.log(`  extractImage end to end (decode, skew and orientation, OCR), 1 wo
 rmSync(tmp, { recursive: true, force: true });
 
 // --- memory --------------------------------------------------------------------------------
-// The child gets the environment the image gives every service (ENV of infra/Dockerfile's last
-// stage): the allocator setting there changes the figure by ~150 MB. It starts as the service
-// does, through run.mjs (no module loader in the process).
-const dockerfile = readFileSync(path.join(repoRoot, 'infra/Dockerfile'), 'utf8');
-const imageEnv = Object.fromEntries([...dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')).matchAll(/^ENV\s+([A-Za-z_]\w*)=(\S+)/gm)].map((m) => [m[1], m[2]]));
-const child = spawnSync(process.execPath, [path.join(repoRoot, 'packages/platform/src/run.mjs'), fileURLToPath(import.meta.url), '--rss-child'], { cwd: repoRoot, env: { ...process.env, ...imageEnv }, encoding: 'utf8', maxBuffer: 1 << 20 });
-if (child.status === 0) {
-  const { files, concurrency, peakRssMb: rss, sampled, unexpected } = JSON.parse(child.stdout) as { files: number; concurrency: number; peakRssMb: number; sampled: { mb: number; files: string[] }; unexpected: string[] };
-  console.log('');
-  if (unexpected.length > 0) console.log(`Memory: these files did not parse (or were not refused) as the manifest expects: ${unexpected.join(', ')}`);
-  if (sampled.files.length) console.log(`Memory: highest sample ${sampled.mb.toFixed(0)} MB while parsing ${sampled.files.join(', ')}`);
-  const settings = Object.entries(imageEnv).map(([k, v]) => `${k}=${v}`).join(' ');
-  console.log(`Memory: peak RSS of parser-worker (defaults: ${concurrency} parse threads, ${concurrency} OCR workers; image env ${settings}) parsing all ${files} files of both corpora (markdown) ${rss.toFixed(0)} MB   target <= 450 MB: ${verdict(rss <= 450)}`);
-} else {
-  console.log(`\nMemory: the measuring process failed (${child.status}): ${child.stderr.slice(-500)}`);
-}
+console.log('');
+await reportParserMemoryRuns();

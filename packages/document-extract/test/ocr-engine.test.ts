@@ -95,6 +95,29 @@ describe('createOcrEngine', () => {
     }
   });
 
+  it('over its memory mark reads one page at a time and stops a worker once idle; under it, pages go side by side again', async () => {
+    const png = await prepareForOcr(page);
+    const seen: OcrWorkerEvent[] = [];
+    let overMark = true;
+    const engine = await createOcrEngine({ workers: 2, idleTimeoutMs: 60_000, overMemoryMark: () => overMark, onWorkerEvent: (event) => seen.push(event) });
+    try {
+      const texts = await Promise.all([engine.recognize(png), engine.recognize(png), engine.recognize(png)]);
+      for (const { text } of texts) expect(text).toMatch(QUICK);
+      // The worker started with the engine read all three: no second one started beside it.
+      expect(seen.filter((e) => e.type === 'started')).toHaveLength(1);
+      // Idle over the mark: stopped within a second or so, not after the 60 s idle timeout.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(seen).toContainEqual({ type: 'stopped', reason: 'idle', jobs: 3, workers: 0 });
+      overMark = false;
+      seen.length = 0;
+      const again = await Promise.all([engine.recognize(png), engine.recognize(png)]);
+      for (const { text } of again) expect(text).toMatch(QUICK);
+      expect(seen.filter((e) => e.type === 'started')).toHaveLength(2);
+    } finally {
+      await engine.close();
+    }
+  }, 30_000);
+
   it('starts a lazy engine on first use only', async () => {
     const seen: OcrWorkerEvent[] = [];
     const lazy = createLazyOcrEngine({ workers: 3, onWorkerEvent: (event) => seen.push(event) });

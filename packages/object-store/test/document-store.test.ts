@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startLocalS3, S3_TEST_CREDENTIALS, type LocalS3 } from '../../../tests/support/s3-server.js';
 import {
@@ -148,4 +150,20 @@ describe('S3 failures', () => {
     expect((error as Error).message).toMatch(/S3 unreachable on uploads\/y/);
     await store.close();
   });
+});
+
+describe('loading the AWS SDK', () => {
+  const RUN = fileURLToPath(new URL('../../platform/src/run.mjs', import.meta.url));
+  const FIXTURE = fileURLToPath(new URL('./fixtures/sdk-loading.ts', import.meta.url));
+  /** Modules of the AWS SDK loaded by a process (run as the services are) that used a store of this kind. */
+  const sdkModulesLoaded = (kind: 'local' | 's3') => {
+    const child = spawnSync(process.execPath, [RUN, FIXTURE, kind], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, NODE_OPTIONS: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+    expect(child.stderr).toBe('');
+    return (JSON.parse(child.stdout) as { sdkModules: number }).sdkModules;
+  };
+
+  it('loads it with the first S3 store only: a gateway or parser worker keeping uploads in a folder never does', () => {
+    expect(sdkModulesLoaded('local')).toBe(0);
+    expect(sdkModulesLoaded('s3')).toBeGreaterThan(0);
+  }, 60_000);
 });

@@ -8,6 +8,8 @@ export interface ParserWorkerConfig extends CommonConfig, DocumentStoreConfig {
   PARSER_CONCURRENCY: number;
   /** tesseract.js workers of the process's one OCR pool, shared by all jobs (60 MB each idle, 120-130 MB once it has read an A4 page at 300 DPI). */
   PARSER_OCR_WORKERS: number;
+  /** Resident size (MB) above which OCR pages are read one at a time and idle OCR workers stop at once; 0: none. */
+  PARSER_MEMORY_MARK_MB: number;
   /** One deadline for downloading a document: connect, redirects, headers and body together (not retried). */
   PARSER_DOWNLOAD_TIMEOUT_MS: number;
   /** Time budget of one document (download excluded), whatever its pages. */
@@ -27,6 +29,7 @@ export const parserWorkerEnvSchema = Joi.object({
   DOCUMENT_STORE_SWEEP_INTERVAL_MS: Joi.number().integer().min(1_000).default(3600_000),
   PARSER_CONCURRENCY: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
   PARSER_OCR_WORKERS: Joi.number().integer().min(1).max(64).default(Math.max(1, os.availableParallelism())),
+  PARSER_MEMORY_MARK_MB: Joi.number().integer().min(0).max(1_048_576).default(0),
   PARSER_DOWNLOAD_TIMEOUT_MS: Joi.number().integer().min(100).max(3_600_000).default(120_000),
   PARSER_JOB_BUDGET_MS: Joi.number().integer().min(1_000).default(10 * 60_000),
   PARSER_PAGE_BUDGET_MS: Joi.number().integer().min(1_000).default(2 * 60_000),

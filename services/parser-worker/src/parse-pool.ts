@@ -32,14 +32,32 @@ export const ocrShare = (ocrWorkers: number, parseThreads: number): number => Ma
 const OCR_RECYCLE_PAGES = 100;
 const OCR_IDLE_MS = 60_000;
 
+export interface SharedOcrOptions {
+  workers: number;
+  /**
+   * PARSER_MEMORY_MARK_MB: above this resident size the process reads one OCR page at a time and
+   * stops OCR workers as soon as they are idle; 0: no mark.
+   */
+  memoryMarkMb: number;
+  onWorkerEvent?: (event: OcrWorkerEvent) => void;
+}
+
 /**
- * The process's one OCR pool, started when a page first needs it (the service and the memory
- * benchmark build it here, alike): a worker's heap grows to the largest page it reads and never
- * shrinks, so workers are replaced every OCR_RECYCLE_PAGES pages and stopped after OCR_IDLE_MS
- * without work (memory back between bursts).
+ * The process's one OCR pool, started when a page first needs it: a worker's heap grows to the
+ * largest page it reads and never shrinks, so workers are replaced every OCR_RECYCLE_PAGES pages
+ * and stopped after OCR_IDLE_MS without work (memory back between bursts), or at once above the
+ * memory mark. Two workers reading pages beside a second job are most of the process's peaks
+ * (docs/design-notes.md): the mark trades OCR throughput for a lower peak where memory is tight.
  */
-export function createSharedOcrEngine(workers: number, onWorkerEvent?: (event: OcrWorkerEvent) => void): OcrEngine {
-  return createLazyOcrEngine({ workers, recycleAfterJobs: OCR_RECYCLE_PAGES, idleTimeoutMs: OCR_IDLE_MS, onWorkerEvent });
+export function createSharedOcrEngine({ workers, memoryMarkMb, onWorkerEvent }: SharedOcrOptions): OcrEngine {
+  const markBytes = memoryMarkMb * 1024 * 1024;
+  return createLazyOcrEngine({
+    workers,
+    recycleAfterJobs: OCR_RECYCLE_PAGES,
+    idleTimeoutMs: OCR_IDLE_MS,
+    onWorkerEvent,
+    overMemoryMark: markBytes > 0 ? () => process.memoryUsage.rss() > markBytes : undefined,
+  });
 }
 
 /**
@@ -59,8 +77,7 @@ function compileWebAssemblyOneTaskAtATime(): void {
  * The threads parse jobs run in, one per concurrent job. Their OCR is served by `ocr`, one pool
  * of tesseract workers owned by the main thread (tesseract.js runs each worker in a thread of
  * its own, so the main thread only passes images along): pages of every job share it, and the
- * pages of a job that ends or runs out of time leave its queue. The benchmark measures the
- * service's memory through this same pool.
+ * pages of a job that ends or runs out of time leave its queue.
  */
 export function createParsePool(size: number, ocr: OcrEngine): ThreadPool {
   compileWebAssemblyOneTaskAtATime();

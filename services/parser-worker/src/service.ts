@@ -27,7 +27,11 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
     unexpectedError: (err) => ({ code: '500-001', message: 'Processing error', details: [err.message] }),
     holdsJob: jobLockHolder(redis),
   };
-  const ocr = createSharedOcrEngine(config.PARSER_OCR_WORKERS, (event) => logger.debug(`OCR worker ${event.type}`, event));
+  const ocr = createSharedOcrEngine({
+    workers: config.PARSER_OCR_WORKERS,
+    memoryMarkMb: config.PARSER_MEMORY_MARK_MB,
+    onWorkerEvent: (event) => logger.debug(`OCR worker ${event.type}`, event),
+  });
   // One thread per concurrent job, so a slow OCR document never blocks a text PDF behind it.
   const parsePool = createParsePool(config.PARSER_CONCURRENCY, ocr);
   // Jobs are taken only once the parse threads have loaded (pdf.js, mammoth: seconds when fresh).

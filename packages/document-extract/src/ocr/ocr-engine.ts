@@ -14,6 +14,13 @@ export interface OcrEngineOptions {
    * Unset: workers stay until recycled or closed.
    */
   idleTimeoutMs?: number;
+  /**
+   * True while the process holds more memory than it should (the caller's measure): no page then
+   * starts beside one being read (pages wait in the queue), and a worker left idle with nothing
+   * queued stops within a second rather than after `idleTimeoutMs` (its heap keeps the size of the
+   * largest page it read).
+   */
+  overMemoryMark?: () => boolean;
   /** createWorker never settles when language data cannot load; this bounds the wait. */
   createTimeoutMs?: number;
   /** Told when a worker starts or stops, and why (for operators' logs). */
@@ -49,6 +56,9 @@ const TRAINED_DATA = 'eng.traineddata';
 
 /** Used when the caller gives no resolution: what pages are rendered and scans are scaled to. */
 const DEFAULT_DPI = 300;
+
+/** How often an idle worker checks whether to stop. */
+const IDLE_CHECK_MS = 1000;
 
 /** A blank 8x8 grey PNG, read after every job (see run). */
 const BLANK_PNG = Buffer.from(
@@ -99,7 +109,8 @@ async function startWorker(timeoutMs: number): Promise<TesseractWorker> {
  * A pool of tesseract.js workers (LSTM only, English, automatic page segmentation) with a FIFO
  * queue. Workers start on demand up to `workers`, the first one at once so that a broken
  * installation fails here rather than on the first page. A worker that fails a job is discarded;
- * one that has done `recycleAfterJobs` jobs is replaced, one idle for `idleTimeoutMs` stopped.
+ * one that has done `recycleAfterJobs` jobs is replaced, one idle for `idleTimeoutMs` stopped
+ * (sooner, and pages read one at a time, while `overMemoryMark` says so).
  */
 export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<OcrEngine> {
   const size = Math.max(1, Math.floor(options.workers ?? os.availableParallelism()));
@@ -117,7 +128,7 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
   const live = () => idle.length + busy + starting;
 
   function stop(pooled: PoolWorker, reason: 'quota' | 'idle' | 'failed' | 'closed'): Promise<void> {
-    clearTimeout(pooled.idleTimer);
+    clearInterval(pooled.idleTimer);
     report({ type: 'stopped', reason, jobs: pooled.jobs, workers: live() });
     return pooled.worker.terminate().then(
       () => undefined,
@@ -127,20 +138,27 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
 
   function rest(pooled: PoolWorker): void {
     idle.push(pooled);
-    if (options.idleTimeoutMs === undefined) return;
-    pooled.idleTimer = setTimeout(() => {
+    const idleTimeoutMs = options.idleTimeoutMs;
+    const overMark = options.overMemoryMark;
+    if (idleTimeoutMs === undefined && !overMark) return;
+    const restingSince = Date.now();
+    pooled.idleTimer = setInterval(() => {
+      const rested = Date.now() - restingSince;
+      const pressed = queue.length === 0 && overMark?.() === true;
+      if (!pressed && !(idleTimeoutMs !== undefined && rested >= idleTimeoutMs)) return;
+      clearInterval(pooled.idleTimer);
       const at = idle.indexOf(pooled);
       if (at < 0 || closed) return;
       idle.splice(at, 1);
       void stop(pooled, 'idle');
-    }, options.idleTimeoutMs);
+    }, Math.min(IDLE_CHECK_MS, idleTimeoutMs ?? IDLE_CHECK_MS));
     // An idle OCR worker is no reason for the process to stay up.
     pooled.idleTimer.unref();
   }
 
   function take(): PoolWorker | undefined {
     const pooled = idle.pop();
-    if (pooled) clearTimeout(pooled.idleTimer);
+    if (pooled) clearInterval(pooled.idleTimer);
     return pooled;
   }
 
@@ -153,6 +171,8 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
 
   function dispatch(): void {
     while (!closed && queue.length > 0) {
+      // Over the memory mark, pages are read one at a time: the next one starts when this one ends.
+      if (busy + starting > 0 && options.overMemoryMark?.()) return;
       const pooled = take();
       if (pooled) {
         track(run(pooled, queue.shift()!));
