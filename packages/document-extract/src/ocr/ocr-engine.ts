@@ -16,9 +16,8 @@ export interface OcrEngineOptions {
   idleTimeoutMs?: number;
   /**
    * True while the process holds more memory than it should (the caller's measure): no page then
-   * starts beside one being read (pages wait in the queue), and a worker left idle with nothing
-   * queued stops within a second rather than after `idleTimeoutMs` (its heap keeps the size of the
-   * largest page it read).
+   * starts beside one being read (pages wait in the queue), and an idle worker stops within a
+   * second rather than after `idleTimeoutMs` (its heap keeps the size of the largest page it read).
    */
   overMemoryMark?: () => boolean;
   /** createWorker never settles when language data cannot load; this bounds the wait. */
@@ -144,8 +143,10 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
     const restingSince = Date.now();
     pooled.idleTimer = setInterval(() => {
       const rested = Date.now() - restingSince;
-      const pressed = queue.length === 0 && overMark?.() === true;
-      if (!pressed && !(idleTimeoutMs !== undefined && rested >= idleTimeoutMs)) return;
+      // Over the mark the pool shrinks to the worker reading: an idle one only waits, with nothing
+      // queued or with pages queued behind that one (a worker that finishes takes the next page
+      // before this check runs).
+      if (!overMark?.() && !(idleTimeoutMs !== undefined && rested >= idleTimeoutMs)) return;
       clearInterval(pooled.idleTimer);
       const at = idle.indexOf(pooled);
       if (at < 0 || closed) return;
