@@ -17,13 +17,12 @@
  * key prefix, deleted at the end), BENCH_ONLY (a substring of the paths to parse, e.g. "pdf")
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createStores } from '@gleaner/store';
 import { Redis } from 'ioredis';
 import { startGatewayProcess } from '../tests/support/gateway-process.js';
-import { startPageServer } from '../tests/support/page-server.js';
+import { filesUnder, startPageServer } from '../tests/support/page-server.js';
 import { REPO_ROOT, startService } from '../tests/support/processes.js';
 import { parseStructureCorpus, scoreStructure, STRUCTURE_CORPUS, structureFiles, type StructureScores } from '../tests/support/structure-corpus.js';
 
@@ -39,11 +38,7 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const files = structureFiles().filter((f) => !only || f.path.includes(only));
   const env = { REDIS_URL, GLEANER_REDIS_PREFIX: prefix, GLEANER_SECRET: SECRET, NODE_ENV: 'production', LOG_LEVEL: 'info', GLEANER_ALLOW_PRIVATE_NETWORKS: 'true', HOST: '127.0.0.1', MALLOC_ARENA_MAX: '2' };
-  const server = await startPageServer({}, (req, res) => {
-    const file = path.join(STRUCTURE_CORPUS, decodeURIComponent((req.url ?? '/').slice(1)));
-    if (!file.startsWith(STRUCTURE_CORPUS) || !fs.existsSync(file)) return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(fs.readFileSync(file));
-  });
+  const server = await startPageServer({}, filesUnder(STRUCTURE_CORPUS));
   const gateway = await startGatewayProcess({ ...env, SYNC_WINDOW_MS: '0' });
   const worker = startService('parser-worker', { ...env, PARSER_CONCURRENCY: '2' });
   const redis = new Redis(REDIS_URL);

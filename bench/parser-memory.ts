@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { createStores } from '@gleaner/store';
 import { Redis } from 'ioredis';
 import { startGatewayProcess } from '../tests/support/gateway-process.js';
-import { startPageServer } from '../tests/support/page-server.js';
+import { filesUnder, startPageServer } from '../tests/support/page-server.js';
 import { REPO_ROOT, startService } from '../tests/support/processes.js';
 import { STRUCTURE_CORPUS } from '../tests/support/structure-corpus.js';
 
@@ -78,11 +78,7 @@ export async function measureParserMemory(settings: Record<string, string> = {})
   const files = corpusFiles();
   const imageEnv = imageEnvironment();
   const corpora = path.dirname(DOCS_CORPUS);
-  const server = await startPageServer({}, (req, res) => {
-    const file = path.join(corpora, decodeURIComponent((req.url ?? '/').slice(1)));
-    if (!file.startsWith(corpora) || !fs.existsSync(file)) return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(fs.readFileSync(file));
-  });
+  const server = await startPageServer({}, filesUnder(corpora));
   const env = { REDIS_URL, GLEANER_REDIS_PREFIX: prefix, GLEANER_SECRET: SECRET, NODE_ENV: 'production', LOG_LEVEL: 'warn', GLEANER_ALLOW_PRIVATE_NETWORKS: 'true', HOST: '127.0.0.1' };
   const gateway = await startGatewayProcess({ ...env, SYNC_WINDOW_MS: '0' });
   // One account stands for many here: without the per-account cap every parse slot is busy, the worst case for memory.

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { judgeText } from '../packages/document-extract/src/pdf/text-quality.js';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
-import { startPageServer } from './support/page-server.js';
+import { filesUnder, startPageServer } from './support/page-server.js';
 import { REPO_ROOT, startService, type ServiceProcess } from './support/processes.js';
 import { deleteKeysWithPrefix, replyBufferShrunk, testPrefix, watchReplyBufferShrinking } from './support/redis.js';
 import { pagesOf, wordF1 } from './support/word-f1.js';
@@ -77,11 +77,7 @@ const notes = new Map<string, string[]>();
 beforeAll(async () => {
   // Records of a few MB are read here (the 352-page book): see replyBufferShrunk.
   watchReplyBufferShrinking();
-  server = await startPageServer({}, (req, res) => {
-    const file = path.join(DOCS, decodeURIComponent((req.url ?? '/').slice(1)));
-    if (!file.startsWith(DOCS) || !fs.existsSync(file)) return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(fs.readFileSync(file));
-  });
+  server = await startPageServer({}, filesUnder(DOCS));
   // Submits answer 202 at once: every file is then followed on the status endpoint.
   h = await GatewayHarness.start(prefix, { SYNC_WINDOW_MS: '0' });
   worker = startService('parser-worker', serviceEnv(prefix, { PARSER_CONCURRENCY: '2', LOG_LEVEL: 'info' }));

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import fs from 'node:fs';
-import path from 'node:path';
 import { serviceEnv } from './support/env.js';
 import { GatewayHarness, type TestAccount } from './support/gateway.js';
-import { startPageServer } from './support/page-server.js';
+import { filesUnder, startPageServer } from './support/page-server.js';
 import { startService, type ServiceProcess } from './support/processes.js';
 import { deleteKeysWithPrefix, testPrefix } from './support/redis.js';
 import { reportFigures } from './support/figures.js';
@@ -27,11 +25,7 @@ let parsed: Map<string, ParsedFile>;
 let scores: StructureScores;
 
 beforeAll(async () => {
-  server = await startPageServer({}, (req, res) => {
-    const file = path.join(STRUCTURE_CORPUS, decodeURIComponent((req.url ?? '/').slice(1)));
-    if (!file.startsWith(STRUCTURE_CORPUS) || !fs.existsSync(file)) return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(fs.readFileSync(file));
-  });
+  server = await startPageServer({}, filesUnder(STRUCTURE_CORPUS));
   h = await GatewayHarness.start(prefix, { SYNC_WINDOW_MS: '0' });
   worker = startService('parser-worker', serviceEnv(prefix, { PARSER_CONCURRENCY: '2' }));
   await worker.waitFor(/parser-worker ready/);

@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import nodePath from 'node:path';
 
 export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
 
@@ -31,6 +33,15 @@ export async function startPageServer(routes: Record<string, RouteHandler>, fall
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** The files under `root`, by their path below it (URL-encoded); 404 for anything else, or outside it. */
+export function filesUnder(root: string): RouteHandler {
+  return (req, res) => {
+    const file = nodePath.join(root, decodeURIComponent((req.url ?? '/').slice(1)));
+    if (!file.startsWith(root) || !fs.existsSync(file)) return res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(fs.readFileSync(file));
   };
 }
 

@@ -141,18 +141,22 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
     const overMark = options.overMemoryMark;
     if (idleTimeoutMs === undefined && !overMark) return;
     const restingSince = Date.now();
-    pooled.idleTimer = setInterval(() => {
-      const rested = Date.now() - restingSince;
-      // Over the mark the pool shrinks to the worker reading: an idle one only waits, with nothing
-      // queued or with pages queued behind that one (a worker that finishes takes the next page
-      // before this check runs).
-      if (!overMark?.() && !(idleTimeoutMs !== undefined && rested >= idleTimeoutMs)) return;
-      clearInterval(pooled.idleTimer);
-      const at = idle.indexOf(pooled);
-      if (at < 0 || closed) return;
-      idle.splice(at, 1);
-      void stop(pooled, 'idle');
-    }, Math.min(IDLE_CHECK_MS, idleTimeoutMs ?? IDLE_CHECK_MS));
+    // Without a mark the timer fires once, at the idle timeout; with one, every second until either says stop.
+    pooled.idleTimer = setInterval(
+      () => {
+        const timedOut = idleTimeoutMs !== undefined && (!overMark || Date.now() - restingSince >= idleTimeoutMs);
+        // Over the mark the pool shrinks to the worker reading: an idle one only waits, with nothing
+        // queued or with pages queued behind that one (a worker that finishes takes the next page
+        // before this check runs).
+        if (!timedOut && !overMark?.()) return;
+        clearInterval(pooled.idleTimer);
+        const at = idle.indexOf(pooled);
+        if (at < 0 || closed) return;
+        idle.splice(at, 1);
+        void stop(pooled, 'idle');
+      },
+      overMark ? Math.min(IDLE_CHECK_MS, idleTimeoutMs ?? IDLE_CHECK_MS) : idleTimeoutMs,
+    );
     // An idle OCR worker is no reason for the process to stay up.
     pooled.idleTimer.unref();
   }
