@@ -118,6 +118,37 @@ describe('createOcrEngine', () => {
     }
   }, 30_000);
 
+  it('replaces a worker after a large image, unless the next image waiting is as large', async () => {
+    const small = await prepareForOcr(page);
+    // The page enlarged twice over as grey bytes (PGM of 1280x960): a file four times as large.
+    const { data, info } = await openImage(page).resize({ width: 1280 }).toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
+    const pgm = () => Buffer.concat([Buffer.from(`P5\n${info.width} ${info.height}\n255\n`), data]);
+    expect(small.byteLength).toBeLessThan(600_000);
+    expect(pgm().byteLength).toBeGreaterThan(1_200_000);
+    const seen: OcrWorkerEvent[] = [];
+    const engine = await createOcrEngine({ workers: 1, recycleAfterImageBytes: 600_000, onWorkerEvent: (event) => seen.push(event) });
+    try {
+      await expect(engine.recognize(small)).resolves.toMatchObject({ text: expect.stringMatching(QUICK) });
+      expect(seen.filter((e) => e.type === 'stopped')).toEqual([]);
+      await expect(engine.recognize(pgm())).resolves.toMatchObject({ text: expect.stringMatching(QUICK) });
+      // The job is answered first; the worker stops once it has read a blank image after it.
+      const stopped = () => seen.filter((e) => e.type === 'stopped');
+      for (const deadline = Date.now() + 5_000; stopped().length === 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(stopped()).toEqual([{ type: 'stopped', reason: 'large-image', jobs: 2, workers: 0 }]);
+      // Two large images queued at once: the fresh worker reads both, and is replaced after the second only.
+      seen.length = 0;
+      const both = await Promise.all([engine.recognize(pgm()), engine.recognize(pgm())]);
+      for (const { text } of both) expect(text).toMatch(QUICK);
+      for (const deadline = Date.now() + 5_000; stopped().length === 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(seen).toEqual([
+        { type: 'started', workers: 1 },
+        { type: 'stopped', reason: 'large-image', jobs: 2, workers: 0 },
+      ]);
+    } finally {
+      await engine.close();
+    }
+  }, 30_000);
+
   it('starts a lazy engine on first use only', async () => {
     const seen: OcrWorkerEvent[] = [];
     const lazy = createLazyOcrEngine({ workers: 3, onWorkerEvent: (event) => seen.push(event) });

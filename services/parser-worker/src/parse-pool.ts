@@ -32,6 +32,17 @@ export const ocrShare = (ocrWorkers: number, parseThreads: number): number => Ma
 const OCR_RECYCLE_PAGES = 100;
 const OCR_IDLE_MS = 60_000;
 
+/**
+ * A tesseract worker that read a grey image larger than this (a PGM of 4 MP and more: photos, grey
+ * pages) is replaced after it unless the next page waiting is as large. Its heap grows 8-9 bytes a
+ * pixel (77-84 MB for an A4 page at 300 DPI, ~110 MB for the corpus's 10 MP photo, against 24-60
+ * MB for a page thresholded to one bit a pixel) and would keep that size while it reads small
+ * pages: the corpora's 503-525 MB peak was redp5110's one-bit pages read by the worker the HEIC
+ * photo had grown, beside a run of office files. Over both corpora, same host and hour: 453-470 MB
+ * (four runs) against 460-525 MB (four); a fresh worker costs ~0.4 s.
+ */
+const OCR_RECYCLE_IMAGE_BYTES = 4 * 1024 * 1024;
+
 export interface SharedOcrOptions {
   workers: number;
   /**
@@ -54,6 +65,7 @@ export function createSharedOcrEngine({ workers, memoryMarkMb, onWorkerEvent }: 
   return createLazyOcrEngine({
     workers,
     recycleAfterJobs: OCR_RECYCLE_PAGES,
+    recycleAfterImageBytes: OCR_RECYCLE_IMAGE_BYTES,
     idleTimeoutMs: OCR_IDLE_MS,
     onWorkerEvent,
     overMemoryMark: markBytes > 0 ? () => process.memoryUsage.rss() > markBytes : undefined,

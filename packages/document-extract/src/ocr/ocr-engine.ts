@@ -9,6 +9,13 @@ export interface OcrEngineOptions {
   /** A worker is replaced after this many jobs: its WASM heap only grows and its adaptive state drifts. */
   recycleAfterJobs?: number;
   /**
+   * A worker is replaced after reading an image file larger than this (bytes), unless the next
+   * image waiting is as large: its heap would keep the size that image grew it to for every page
+   * after. Meant for uncompressed images (PGM, PBM), whose size follows the pixels tesseract
+   * holds. Unset: no limit.
+   */
+  recycleAfterImageBytes?: number;
+  /**
    * A worker idle this long is stopped (and started again on demand): its heap, grown to the
    * largest page it read (~100 MB after an A4 scan), goes back to the system between bursts.
    * Unset: workers stay until recycled or closed.
@@ -28,7 +35,10 @@ export interface OcrEngineOptions {
 
 export type OcrWorkerEvent =
   | { type: 'started'; workers: number }
-  | { type: 'stopped'; reason: 'quota' | 'idle' | 'failed' | 'closed'; jobs: number; workers: number };
+  | { type: 'stopped'; reason: StopReason; jobs: number; workers: number };
+
+/** Why a worker stopped: its job quota, a large image read, idle, a failed job, the pool closing. */
+type StopReason = 'quota' | 'large-image' | 'idle' | 'failed' | 'closed';
 
 type Tesseract = typeof import('tesseract.js');
 type TesseractWorker = Awaited<ReturnType<Tesseract['createWorker']>>;
@@ -108,12 +118,14 @@ async function startWorker(timeoutMs: number): Promise<TesseractWorker> {
  * A pool of tesseract.js workers (LSTM only, English, automatic page segmentation) with a FIFO
  * queue. Workers start on demand up to `workers`, the first one at once so that a broken
  * installation fails here rather than on the first page. A worker that fails a job is discarded;
- * one that has done `recycleAfterJobs` jobs is replaced, one idle for `idleTimeoutMs` stopped
+ * one that has done `recycleAfterJobs` jobs or read an image over `recycleAfterImageBytes` is
+ * replaced, one idle for `idleTimeoutMs` stopped
  * (sooner, and pages read one at a time, while `overMemoryMark` says so).
  */
 export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<OcrEngine> {
   const size = Math.max(1, Math.floor(options.workers ?? os.availableParallelism()));
   const recycleAfter = Math.max(1, options.recycleAfterJobs ?? 200);
+  const recycleAfterImageBytes = options.recycleAfterImageBytes ?? Number.POSITIVE_INFINITY;
   const timeoutMs = options.createTimeoutMs ?? 30_000;
   const report = options.onWorkerEvent ?? (() => undefined);
 
@@ -126,7 +138,7 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
 
   const live = () => idle.length + busy + starting;
 
-  function stop(pooled: PoolWorker, reason: 'quota' | 'idle' | 'failed' | 'closed'): Promise<void> {
+  function stop(pooled: PoolWorker, reason: StopReason): Promise<void> {
     clearInterval(pooled.idleTimer);
     report({ type: 'stopped', reason, jobs: pooled.jobs, workers: live() });
     return pooled.worker.terminate().then(
@@ -212,6 +224,8 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
   async function run(pooled: PoolWorker, job: Job): Promise<void> {
     busy++;
     let healthy = true;
+    // Read now: a moved image is empty once sent.
+    const imageBytes = job.image.byteLength;
     try {
       if (pooled.dpi !== job.dpi) {
         await pooled.worker.setParameters({ user_defined_dpi: String(job.dpi) });
@@ -236,6 +250,8 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
     if (closed) await stop(pooled, 'closed');
     else if (!healthy) await stop(pooled, 'failed');
     else if (pooled.jobs >= recycleAfter) await stop(pooled, 'quota');
+    // A worker grown by a large image goes on only to another one (the next page of a grey scan).
+    else if (imageBytes > recycleAfterImageBytes && (queue[0]?.image.byteLength ?? 0) <= recycleAfterImageBytes) await stop(pooled, 'large-image');
     else rest(pooled);
     dispatch();
   }
