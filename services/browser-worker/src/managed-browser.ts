@@ -110,6 +110,26 @@ interface Running {
   crashed: boolean;
 }
 
+/** How long a page whose target closed waits to learn whether Chromium itself went. */
+const CRASH_NOTICE_MS = 1_000;
+
+/** Playwright's error for a page, context or browser closed under a call. */
+function isTargetClosed(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'TargetClosedError' || /has been closed|Target closed/i.test(err.message));
+}
+
+function disconnectionWithin(browser: Browser, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      browser.off('disconnected', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    browser.once('disconnected', done);
+  });
+}
+
 /**
  * One Chromium per process, shared by every job, each in a fresh context (no cookies, storage or
  * cache shared between requests). Launched on first use; replaced after `recycleAfterPages`
@@ -137,6 +157,8 @@ export class ManagedBrowser {
       context = await run.browser.newContext(contextOptions);
       return await work(context);
     } catch (err) {
+      // A page's calls fail as Chromium dies, a moment before Playwright reports the disconnection.
+      if (!run.crashed && run.browser.isConnected() && isTargetClosed(err)) await disconnectionWithin(run.browser, CRASH_NOTICE_MS);
       if (run.crashed || !run.browser.isConnected()) throw new BrowserCrashedError();
       throw err;
     } finally {
