@@ -11,6 +11,7 @@ import { englishDataPath } from '../src/ocr/language-data.js';
 import { decodeGray, openImage, renderForOcr } from '../src/ocr/prepare-image.js';
 import { recognizeUpright } from '../src/ocr/recognize-upright.js';
 import type { OcrEngine } from '../src/types.js';
+import { waitFor } from '../../../tests/support/webhook-receiver.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const corpus = path.resolve(repoRoot, '../shared/corpus/docs');
@@ -133,13 +134,13 @@ describe('createOcrEngine', () => {
       await expect(engine.recognize(pgm())).resolves.toMatchObject({ text: expect.stringMatching(QUICK) });
       // The job is answered first; the worker stops once it has read a blank image after it.
       const stopped = () => seen.filter((e) => e.type === 'stopped');
-      for (const deadline = Date.now() + 5_000; stopped().length === 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor(stopped, (events) => events.length > 0, 5_000);
       expect(stopped()).toEqual([{ type: 'stopped', reason: 'large-image', jobs: 2, workers: 0 }]);
       // Two large images queued at once: the fresh worker reads both, and is replaced after the second only.
       seen.length = 0;
       const both = await Promise.all([engine.recognize(pgm()), engine.recognize(pgm())]);
       for (const { text } of both) expect(text).toMatch(QUICK);
-      for (const deadline = Date.now() + 5_000; stopped().length === 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor(stopped, (events) => events.length > 0, 5_000);
       expect(seen).toEqual([
         { type: 'started', workers: 1 },
         { type: 'stopped', reason: 'large-image', jobs: 2, workers: 0 },
