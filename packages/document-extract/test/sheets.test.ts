@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import JSZip from 'jszip';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -100,14 +100,39 @@ describe('xls (BIFF8, made with LibreOffice)', () => {
     );
   });
 
-  it('refuses a damaged workbook with 400-001', async () => {
+  it('refuses a damaged workbook with 400-001, and the reader writes nothing to the console', async () => {
     const bytes = Buffer.from(fixture('workbook.xls'));
     // The OLE container stays whole; the Workbook stream's records after its BOF record become noise.
     const bof = bytes.indexOf(Buffer.from([0x09, 0x08, 0x10, 0x00]));
     expect(bof).toBeGreaterThan(0);
     for (let at = bof + 20; at < bof + 1500; at++) bytes[at] = (at * 131) % 251;
-    const error = await failure(parseDocument(bytes, markdown));
-    expect(error.code).toBe('400-001');
+    const consoleError = jest.spyOn(console, 'error');
+    try {
+      const error = await failure(parseDocument(bytes, markdown));
+      expect(error.code).toBe('400-001');
+      // SheetJS says "Missing Info for XLS Record …" for the noise (the service's stderr, between its JSON logs).
+      expect(consoleError).not.toHaveBeenCalled();
+    } finally {
+      consoleError.mockRestore();
+    }
+  });
+
+  it('reads past a record it does not know, and says so in a note rather than on the console', async () => {
+    const bytes = Buffer.from(fixture('workbook.xls'));
+    // The globals' WINDOW1 record (0x3d, which nothing here needs) given a type no reader knows, its length kept.
+    const bof = bytes.indexOf(Buffer.from([0x09, 0x08, 0x10, 0x00]));
+    const window1 = bytes.indexOf(Buffer.from([0x3d, 0x00, 0x12, 0x00]), bof);
+    expect(window1).toBeGreaterThan(bof);
+    bytes.writeUInt16LE(0xd24f, window1);
+    const consoleError = jest.spyOn(console, 'error');
+    try {
+      const result = await parseDocument(bytes, markdown);
+      expect(result.text).toBe((await parseDocument(fixture('workbook.xls'), markdown)).text);
+      expect(result.notes).toContain('the .xls reader passed over one part of the file it could not read (Missing Info for XLS Record 0xd24f)');
+      expect(consoleError).not.toHaveBeenCalled();
+    } finally {
+      consoleError.mockRestore();
+    }
   });
 });
 

@@ -17,8 +17,9 @@ export async function extractXls(bytes: Buffer, opts: ExtractOptions): Promise<E
   opts.signal?.throwIfAborted();
   const XLSX = await import('@e965/xlsx');
   let workbook: WorkBook;
+  const complaints = new LibraryComplaints();
   try {
-    workbook = XLSX.read(bytes, {
+    workbook = complaints.during(() => XLSX.read(bytes, {
       type: 'buffer',
       dense: true,
       // One more row than we keep, so that a longer sheet is known to be cut.
@@ -28,13 +29,13 @@ export async function extractXls(bytes: Buffer, opts: ExtractOptions): Promise<E
       cellStyles: false,
       bookVBA: false,
       WTF: false,
-    });
+    }));
   } catch (error) {
     throw mapLibraryError(error);
   }
   const budget = new WorkbookBudget();
   const pages: string[] = [];
-  const notes: string[] = [];
+  const notes: string[] = complaints.note();
   for (const name of workbook.SheetNames) {
     opts.signal?.throwIfAborted();
     const sheet = workbook.Sheets[name];
@@ -62,6 +63,36 @@ function cellText(cell: CellObject): string {
   if (cell.t === 'e') return cell.w ?? '#ERROR';
   if (cell.t === 'b') return cell.v ? 'TRUE' : 'FALSE';
   return (cell.w ?? String(cell.v)).trim();
+}
+
+/**
+ * SheetJS tells of what it passes over in a file (a record it does not know, a name it cuts) with
+ * console.error: in the service, the parse thread's stderr, between the JSON log lines, one line
+ * for each such record, and a crafted file can hold millions. Its reading is synchronous and a
+ * parse thread runs one document at a time, so the thread's console is taken for exactly that
+ * long; what it said becomes one operator note.
+ */
+class LibraryComplaints {
+  private count = 0;
+  private first = '';
+
+  during<T>(read: () => T): T {
+    const saved = { error: console.error, warn: console.warn, log: console.log };
+    const complain = (...args: unknown[]) => {
+      if (this.count++ === 0) this.first = args.map(String).join(' ').slice(0, 200);
+    };
+    Object.assign(console, { error: complain, warn: complain, log: complain });
+    try {
+      return read();
+    } finally {
+      Object.assign(console, saved);
+    }
+  }
+
+  note(): string[] {
+    if (this.count === 0) return [];
+    return [`the .xls reader passed over ${this.count === 1 ? 'one part' : `${this.count} parts`} of the file it could not read (${this.first})`];
+  }
 }
 
 /** SheetJS's errors on files it cannot read are plain Errors; the ones that mean a bad file become 400-001. */
