@@ -102,7 +102,10 @@ export class IdempotencyKeys {
       before,
       after,
     );
-    return held === null ? { created: true, record: full } : { created: false, claim: JSON.parse(held) as IdempotencyClaim };
+    const claimed = held === null ? null : (JSON.parse(held) as IdempotencyClaim);
+    // A claim naming this very request is this call's own, run once already: ioredis sent the
+    // script again after a reconnect, its first reply lost with the connection (RequestRecordStore.create).
+    return claimed === null || claimed.requestId === record.id ? { created: true, record: full } : { created: false, claim: claimed };
   }
 
   /** Frees `key` if it still names `requestId` (its record was removed: the request was not accepted). */

@@ -206,9 +206,16 @@ export class RequestRecordStore {
     const full = initialRecord(record);
     const ttl = RECORD_LIFETIME_SECONDS[record.family].fromCreation;
     // Not remembered: the gateway creates records and a worker, elsewhere, updates them.
-    const ok = await this.redis.set(this.keys.record(record.family, record.id), JSON.stringify(full), 'EX', ttl, 'NX');
-    if (ok !== 'OK') throw new Error(`request record ${record.id} already exists`);
-    return full;
+    const key = this.keys.record(record.family, record.id);
+    const ok = await this.redis.set(key, JSON.stringify(full), 'EX', ttl, 'NX');
+    if (ok === 'OK') return full;
+    // ioredis sends again, once reconnected, a command whose reply the closed connection lost (a
+    // master killed in a Sentinel failover after it ran the SET and passed it to the replica now
+    // master): the record found is then this very write, not another request's.
+    const found = await this.redis.get(key);
+    const existing = found === null ? null : (JSON.parse(found) as RequestRecord);
+    if (existing?.accountId === full.accountId && existing.createdAt === full.createdAt) return full;
+    throw new Error(`request record ${record.id} already exists`);
   }
 
   /**
