@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import Joi from 'joi';
-import { createLogger, createRedis, deploymentRedis, waitForRedis, type DeploymentRedis, type RedisClient } from '@gleaner/platform';
+import { createLogger, createRedis, deploymentRedis, isRedisConnectionError, waitForRedis, type DeploymentRedis, type RedisClient } from '@gleaner/platform';
 import { createQueueWorker, defineQueue, QueueProducer } from '@gleaner/queues';
 import { createStores } from '@gleaner/store';
 import { serviceEnv } from './support/env.js';
@@ -47,6 +47,16 @@ async function startHa(mode: 'sentinel' | 'cluster'): Promise<HaRedis> {
   }
   const cluster = await startRedisCluster({ nodeTimeoutMs: 2_000 });
   return { settings: { REDIS_CLUSTER_NODES: cluster.nodesSetting }, master: (prefix) => cluster.masterOf(`${prefix}:x`), stop: () => cluster.stop() };
+}
+
+async function addOnceConnected(producer: QueueProducer<{ n: number }, number>, payload: { n: number }, jobId: string, timeoutMs: number) {
+  for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 250))) {
+    try {
+      return await producer.add(payload, jobId);
+    } catch (err) {
+      if (Date.now() > deadline || !isRedisConnectionError(err as Error)) throw err;
+    }
+  }
 }
 
 /** A service's log lines at warn or error that are not about reaching Redis (expected here), in short. */
@@ -121,10 +131,16 @@ describe.each(['sentinel', 'cluster'] as const)('a %s failover under load', (mod
       await settle(shots, gateway.url, apiKey, 45_000);
       const figures = loadFigures(shots, killedAt);
 
-      const after = await probe.add({ n: 21 }, 'after');
-      const probeOutcome = await probe.waitForFinish(after, 20_000);
+      // The producer's client fails fast (as the gateway's): while it is still finding the new
+      // master its add is refused, and tried again (on a loaded host it still was when the load ended, 11 s after the kill).
+      const after = await addOnceConnected(probe, { n: 21 }, 'after', 20_000);
+      const probeAddedAfterKillMs = Date.now() - killedAt;
+      const probeFinish = await probe.waitForFinish(after, 20_000);
+      // A wait that timed out says where the job stands: still waiting (the worker took nothing
+      // after the failover) or finished (its event was not heard).
+      const probeOutcome = probeFinish.outcome === 'timeout' ? { ...probeFinish, state: await probe.queue.getJobState(String(after.id)).catch((e: Error) => e.message) } : probeFinish;
       const ready = await fetch(`${gateway.url}/readyz`).then((r) => r.status);
-      reportFigures(`${figuresLine(`${mode} failover, master killed ${KILL_AT_MS / 1000} s into ${LOAD_MS / 1000} s of load`, figures)}; worker pid ${worker.child.pid} and gateway pid ${gateway.process.child.pid} unchanged`);
+      reportFigures(`${figuresLine(`${mode} failover, master killed ${KILL_AT_MS / 1000} s into ${LOAD_MS / 1000} s of load`, figures)}; probe job added ${(probeAddedAfterKillMs / 1000).toFixed(1)} s after the kill; worker pid ${worker.child.pid} and gateway pid ${gateway.process.child.pid} unchanged`);
 
       // An answer other than 200, 202 or 503, or an accepted request not completed, comes with what
       // the two services logged as errors, so that a failure on CI says why.

@@ -118,6 +118,9 @@ export class QueueProducer<P extends object, R> {
   }
 }
 
+/** BullMQ's pause after a connection error in its fetch loop (see createQueueWorker). */
+const WORKER_RETRY_AFTER_CONNECTION_ERROR_MS = 2_000;
+
 /** Stalls a job survives: the first is recovered, the second fails it (see createQueueWorker). */
 export const MAX_STALLED_COUNT = 1;
 
@@ -166,6 +169,10 @@ export function createQueueWorker<P extends object, R>(
       // exceeds this number, so 1 allows exactly one recovery.
       maxStalledCount: options.maxStalledCount ?? MAX_STALLED_COUNT,
       stalledInterval: options.stalledInterval ?? 15_000,
+      // After a connection error while fetching a job or recording its end, BullMQ pauses 15 s
+      // by default before trying again: longer than a Sentinel or Cluster failover takes (2-6 s
+      // here), so a worker idled well past it with jobs waiting. The reconnect backoff's cap instead.
+      runRetryDelay: WORKER_RETRY_AFTER_CONNECTION_ERROR_MS,
       settings: options.settings,
       limiter: options.limiter,
       autorun: true,

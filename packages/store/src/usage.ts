@@ -24,22 +24,25 @@ const REQUEST_INDEX_SECONDS = Math.max(...Object.values(RECORD_LIFETIME_SECONDS)
 /**
  * One script, one round trip for everything a request or a model run adds to an account: the
  * running totals, today's counters, and (requests only) the entry in the account's index of
- * recent requests, which drops entries older than any record lives.
+ * recent requests, which drops entries older than any record lives. A request already in the
+ * index is not counted again: ioredis sends the script a second time when a reconnect lost its
+ * reply (a failover), and v1 requests cost credits.
  * KEYS[1] totals hash, KEYS[2] today's hash, KEYS[3] request index.
  * ARGV[1] today's ttl, ARGV[2] index member or '', ARGV[3] its score (ms), ARGV[4] oldest score
  * kept, ARGV[5] index ttl, then field, increment, field, increment, ...
  */
 const ACCOUNT_USAGE_SCRIPT = `
+if ARGV[2] ~= '' then
+  local added = redis.call('ZADD', KEYS[3], 'NX', ARGV[3], ARGV[2])
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[4])
+  redis.call('EXPIRE', KEYS[3], ARGV[5])
+  if added == 0 then return 0 end
+end
 for i = 6, #ARGV, 2 do
   redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1])
   redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1])
 end
 redis.call('EXPIRE', KEYS[2], ARGV[1])
-if ARGV[2] ~= '' then
-  redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[4])
-  redis.call('EXPIRE', KEYS[3], ARGV[5])
-end
 return 1
 `;
 type AccountUsageCommand = (totals: string, day: string, index: string, ...args: Array<string | number>) => Promise<number>;

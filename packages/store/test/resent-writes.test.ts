@@ -103,6 +103,16 @@ describe('a creating write sent again after its reply was lost', () => {
     await expect(stores.records.create({ id, family: 'scrape', accountId: 'acct-2', input: {} })).rejects.toThrow(/already exists/);
   });
 
+  it("counts a request once, and its account's credits once", async () => {
+    const id = newRequestId();
+    proxy.loseReplyTo(id);
+    const lostBefore = proxy.lost();
+    await stores.usage.countRequest('acct-3', 'scrape-v1', 1, id);
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    await stores.usage.countRequest('acct-3', 'scrape-v1', 1, newRequestId());
+    expect(await stores.usage.read('acct-3')).toMatchObject({ credits_used: 2, requests: { 'scrape-v1': 2 } });
+  });
+
   it('claims an Idempotency-Key for the request whose claim ran twice', async () => {
     // Once before, so that the script is loaded: the lost reply is then the claim's, not NOSCRIPT's.
     await stores.idempotencyKeys.createClaimed({ id: newRequestId(), family: 'scrape', accountId: 'acct-1', input: {} }, 'warm-up', 'f0');
