@@ -49,6 +49,7 @@ async function startHa(mode: 'sentinel' | 'cluster'): Promise<HaRedis> {
   return { settings: { REDIS_CLUSTER_NODES: cluster.nodesSetting }, master: (prefix) => cluster.masterOf(`${prefix}:x`), stop: () => cluster.stop() };
 }
 
+/** `producer.add`, tried again every 250 ms while the producer's client is not connected. */
 async function addOnceConnected(producer: QueueProducer<{ n: number }, number>, payload: { n: number }, jobId: string, timeoutMs: number) {
   for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 250))) {
     try {
@@ -132,7 +133,8 @@ describe.each(['sentinel', 'cluster'] as const)('a %s failover under load', (mod
       const figures = loadFigures(shots, killedAt);
 
       // The producer's client fails fast (as the gateway's): while it is still finding the new
-      // master its add is refused, and tried again (on a loaded host it still was when the load ended, 11 s after the kill).
+      // master its add is refused, and tried again (on a loaded host it still was when the load
+      // ended, 11 s after the kill).
       const after = await addOnceConnected(probe, { n: 21 }, 'after', 20_000);
       const probeAddedAfterKillMs = Date.now() - killedAt;
       const probeFinish = await probe.waitForFinish(after, 20_000);
