@@ -7,11 +7,12 @@ import { DisposableRedis, freePort } from '../../../tests/support/redis-server.j
 /**
  * A write whose reply a closed connection lost is sent again by ioredis once it reconnects (its
  * `autoResendUnfulfilledCommands`): a Sentinel failover does that when the master dies after it
- * ran the write and passed it to the replica that becomes master (seen once on CI as a 500 among
- * the redis-failover test's answers). The gateway's creating writes must take the second run for
- * what it is. Here a proxy between the gateway's kind of client (the producer role) and a Redis of
- * the test's own lets the first command naming a given key through, swallows its reply and closes
- * the connection; ioredis reconnects through it and sends the command again.
+ * ran the write and passed it to the replica that becomes master (the way found to the one
+ * unexpected answer CI saw in the redis-failover test). The gateway's creating writes, and its
+ * count of the request, must take the second run for what it is. Here a proxy between the
+ * gateway's kind of client (the producer role) and a Redis of the test's own lets the first
+ * command naming a given key through, swallows its reply and closes the connection; ioredis
+ * reconnects through it and sends the command again.
  */
 interface LossyProxy {
   url: string;
