@@ -132,7 +132,9 @@ describe('abandoned uploads', () => {
     const during = await waitFor(storeFolder, (f) => f.parts === ABORTED && f.bytes > ABORTED * 0.9 * MB, 20_000);
     expect(during.parts).toBe(ABORTED);
     expect(during.bytes).toBeGreaterThan(ABORTED * 0.9 * MB);
-    expect(descriptors()).toBeGreaterThanOrEqual(fdsBefore + 2 * ABORTED); // a socket and a file each
+    // A socket and a file each, less the same slack as below for descriptors that come and go by
+    // themselves (CI's Node 24 run once counted one fewer than that without it).
+    expect(descriptors()).toBeGreaterThanOrEqual(fdsBefore + 2 * ABORTED - 2);
     // Half close their connection (FIN), half reset it (RST), as a crashed or killed client does.
     uploads.forEach(({ socket }, i) => (i % 2 ? socket.resetAndDestroy() : socket.destroy()));
 
