@@ -5,8 +5,8 @@
  *               against native tesseract (LSTM, PSM 3, OMP_THREAD_LIMIT=1) one page at a time, and throughput of
  *               our pool of N workers against N native processes at once (N = cores); plus
  *               extractImage end to end
- *   memory      peak RSS of a real parser-worker process with its defaults (PARSER_CONCURRENCY and
- *               PARSER_OCR_WORKERS = cores), as the image starts it, parsing through the API the
+ *   memory      peak RSS of a real parser-worker process with its defaults (PARSER_CONCURRENCY =
+ *               cores - 1, PARSER_OCR_WORKERS = cores), as the image starts it, parsing through the API the
  *               whole corpus (every type, OCR included) and the structure corpus
  *               (../shared/corpus/docs-structure: tables, headings) in markdown, all submitted at once
  * Each target is printed with PASS or FAIL. A reference tool that is not installed is skipped,

@@ -32,7 +32,7 @@ export async function startParserWorker(config: ParserWorkerConfig, logger: Logg
     memoryMarkMb: config.PARSER_MEMORY_MARK_MB,
     onWorkerEvent: (event) => logger.debug(`OCR worker ${event.type}`, event),
   });
-  // One thread per concurrent job, so a slow OCR document never blocks a text PDF behind it.
+  // One thread per concurrent job: beside a slow OCR document, PARSER_CONCURRENCY - 1 others run.
   const parsePool = createParsePool(config.PARSER_CONCURRENCY, ocr);
   // Jobs are taken only once the parse threads have loaded (pdf.js, mammoth: seconds when fresh).
   await parsePool.whenLoaded();

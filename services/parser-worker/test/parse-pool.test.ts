@@ -2,10 +2,10 @@ import { expect, it } from '@jest/globals';
 import { ocrShare } from '../src/parse-pool.js';
 
 it('gives a job its share of the OCR workers when every parse thread is busy, at least one', () => {
-  // The defaults on two cores: two jobs at once, one worker's worth of pages each.
-  expect(ocrShare(2, 2)).toBe(1);
-  // One job at a time gets every worker; a remainder goes to none.
+  // The defaults on two cores (one parse thread, two OCR workers): the job gets every worker.
   expect(ocrShare(2, 1)).toBe(2);
+  // Two jobs at once, one worker's worth of pages each; a remainder goes to none.
+  expect(ocrShare(2, 2)).toBe(1);
   expect(ocrShare(8, 2)).toBe(4);
   expect(ocrShare(3, 2)).toBe(1);
   // More jobs than workers: each still keeps a page in flight.
