@@ -106,7 +106,13 @@ export interface StructureScores {
   baseline: Map<string, Scores>;
   types: Array<{ name: string; files: number; refused: number; means: Scores; baseline?: Scores }>;
   targets: Array<{ what: string; value: number | null; target: string; pass: boolean }>;
+  /** Slide decks' mean text similarity with our speaker notes left out (information: Docling leaves them out, issue 41 asks for them). */
+  slidesWithoutNotes: Array<{ type: string; text: number | null }>;
 }
+
+/** Slide types, whose pages end with their speaker notes after a "Notes:" line (render-slides.ts). */
+const SLIDE_TYPES = ['pptx', 'odp'];
+const SPEAKER_NOTES = /^Notes:$[\s\S]*/m;
 
 const MEASURES: Measure[] = ['text', 'tableRecall', 'tablePrecision', 'tableF1', 'cellF1', 'headingF1', 'listF1'];
 
@@ -136,7 +142,8 @@ export async function scoreStructure(parsed: Map<string, ParsedFile>, files: Str
   // The page separator lines are the API's framing (SPEC), not the document's text: Docling's
   // markdown has no pages, and score.mjs counts "page" and "break" as words (a slide deck of a few
   // words a slide lost ~0.04 of its text score to them). Blank lines stay in their place.
-  const predictions = Object.fromEntries(files.map((f) => [f.path, (parsed.get(f.path)?.markdown ?? '').split(PAGE_BREAK).join('\n\n')]));
+  const pagesOf = (file: StructureFile) => (parsed.get(file.path)?.markdown ?? '').split(PAGE_BREAK);
+  const predictions = Object.fromEntries(files.map((f) => [f.path, pagesOf(f).join('\n\n')]));
   const scored = new Map(scorer.scoreCorpus(STRUCTURE_CORPUS, predictions, { onlyPresent: true }).files.map((f) => [f.path, f]));
   const baselinePredictions = JSON.parse(fs.readFileSync(path.join(STRUCTURE_CORPUS, 'baseline/pdftotext-layout.predictions.json'), 'utf8')) as Record<string, string>;
   const baseline = new Map(scorer.scoreCorpus(STRUCTURE_CORPUS, baselinePredictions, { onlyPresent: true }).files.map((f) => [f.path, f as Scores]));
@@ -173,5 +180,8 @@ export async function scoreStructure(parsed: Map<string, ParsedFile>, files: Str
     const means = meanScores(ofType.map((r) => r.scores));
     for (const [measure, what] of TYPE_BARS) if (means[measure] !== null) targets.push(target(`${type} (${ofType.length}): ${what}`, means[measure], PDF_TARGETS[measure]));
   }
-  return { files: rows, baseline, types, targets };
+  const slides = files.filter((f) => SLIDE_TYPES.includes(f.type));
+  const slidesWithoutNotesScored = scorer.scoreCorpus(STRUCTURE_CORPUS, Object.fromEntries(slides.map((f) => [f.path, pagesOf(f).map((page) => page.replace(SPEAKER_NOTES, '')).join('\n\n')])), { onlyPresent: true }).files;
+  const slidesWithoutNotes = SLIDE_TYPES.filter((type) => slides.some((f) => f.type === type)).map((type) => ({ type, text: meanScores(slidesWithoutNotesScored.filter((f) => f.type === type)).text }));
+  return { files: rows, baseline, types, targets, slidesWithoutNotes };
 }
