@@ -26,7 +26,7 @@ export interface ParserWorkerConfig extends CommonConfig, DocumentStoreConfig {
 /**
  * One parse thread fewer than the cores, at least one: the process's OCR workers (one a core),
  * its main thread (downloads, records, progress) and libvips's threads use the cores too, so a
- * parse thread for every core mostly waits for one, while it holds its own heap (~50 MB with the
+ * parse thread for every core mostly waits for a core, while it holds its own heap (~50 MB with the
  * libraries loaded) and its job's pages. On two cores, one parse thread against two, through the
  * API: both corpora 398 against 478 MB at peak in 59 against 52 s, their text documents alone
  * (three times over) 411 against 531 MB in 23 against 20 s. A lone scan is as fast (TAMReview,
